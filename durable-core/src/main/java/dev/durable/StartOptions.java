@@ -1,0 +1,138 @@
+package dev.durable;
+
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How to start an instance: all optional. Immutable; every {@code with}-style method returns a copy.
+ *
+ * <pre>{@code
+ * StartOptions.partitionKey("customer:7").uniqueKey("order:42").priority(-1)
+ * }</pre>
+ *
+ * <h2>Uniqueness</h2>
+ * With a {@linkplain #uniqueKey(String) unique key}, a start is deduplicated while another instance with the same
+ * key sits in one of the statuses of its scope: the start then returns that instance instead of creating one. The
+ * scope must contain every active status ({@link InstanceStatus#ACTIVE}), because an instance can move back into
+ * an active status at any time (a retry, a reap, a signal) and must never collide with another holder of its key
+ * when it does; it may add {@code DONE} and/or {@code FAILED} to also block starts after the instance ended.
+ */
+public final class StartOptions {
+
+    private static final StartOptions DEFAULTS =
+            new StartOptions(null, null, InstanceStatus.ACTIVE, (short) 0, Duration.ZERO, null);
+
+    private final @Nullable String partitionKey;
+    private final @Nullable String uniqueKey;
+    private final Set<InstanceStatus> uniqueScope;
+    private final short priority;
+    private final Duration delay;
+    private final @Nullable Integer version;
+
+    private StartOptions(@Nullable String partitionKey, @Nullable String uniqueKey, Set<InstanceStatus> uniqueScope,
+            short priority, Duration delay, @Nullable Integer version) {
+        this.partitionKey = partitionKey;
+        this.uniqueKey = uniqueKey;
+        this.uniqueScope = Set.copyOf(uniqueScope);
+        this.priority = priority;
+        this.delay = delay;
+        this.version = version;
+    }
+
+    /** No partition key, no unique key, priority 0, runnable at once, the highest registered version. */
+    public static StartOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** Defaults with a partition key. */
+    public static StartOptions partitionKey(String key) {
+        return DEFAULTS.withPartitionKey(key);
+    }
+
+    /** Defaults with a unique key. */
+    public static StartOptions uniqueKey(String key) {
+        return DEFAULTS.withUniqueKey(key);
+    }
+
+    /** Instances sharing a partition key never execute at the same time, on any node. */
+    public StartOptions withPartitionKey(@Nullable String key) {
+        return new StartOptions(key, uniqueKey, uniqueScope, priority, delay, version);
+    }
+
+    /** Deduplicate starts on this key while an instance holding it is in the unique scope. */
+    public StartOptions withUniqueKey(@Nullable String key) {
+        return new StartOptions(partitionKey, key, uniqueScope, priority, delay, version);
+    }
+
+    /**
+     * The statuses in which an instance holds its unique key; must contain {@link InstanceStatus#ACTIVE}
+     * (see the class comment). Default: the active statuses.
+     */
+    public StartOptions withUniqueScope(Set<InstanceStatus> scope) {
+        Objects.requireNonNull(scope, "unique scope must not be null");
+        if (!scope.containsAll(InstanceStatus.ACTIVE)) {
+            Set<InstanceStatus> missing = EnumSet.copyOf(InstanceStatus.ACTIVE);
+            missing.removeAll(scope);
+            throw new IllegalArgumentException("Unique scope " + scope + " lacks " + missing
+                    + ": a scope must contain every active status " + InstanceStatus.ACTIVE
+                    + ", because an instance can re-enter any of them and would then collide with another holder"
+                    + " of its key; add DONE and/or FAILED to keep the key after the instance ends");
+        }
+        return new StartOptions(partitionKey, uniqueKey, scope, priority, delay, version);
+    }
+
+    /** Lower values are picked first; default 0. */
+    public StartOptions withPriority(int priority) {
+        if (priority < Short.MIN_VALUE || priority > Short.MAX_VALUE) {
+            throw new IllegalArgumentException("priority must fit in a smallint, was " + priority);
+        }
+        return new StartOptions(partitionKey, uniqueKey, uniqueScope, (short) priority, delay, version);
+    }
+
+    /** Make the instance runnable only after {@code delay} (measured on the database clock). */
+    public StartOptions withDelay(Duration delay) {
+        Objects.requireNonNull(delay, "delay must not be null");
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("delay must not be negative, was " + delay);
+        }
+        return new StartOptions(partitionKey, uniqueKey, uniqueScope, priority, delay, version);
+    }
+
+    /** Start on this machine version instead of the highest registered one. */
+    public StartOptions withVersion(int version) {
+        return new StartOptions(partitionKey, uniqueKey, uniqueScope, priority, delay, version);
+    }
+
+    public @Nullable String partitionKey() {
+        return partitionKey;
+    }
+
+    public @Nullable String uniqueKey() {
+        return uniqueKey;
+    }
+
+    public Set<InstanceStatus> uniqueScope() {
+        return uniqueScope;
+    }
+
+    public short priority() {
+        return priority;
+    }
+
+    public Duration delay() {
+        return delay;
+    }
+
+    public @Nullable Integer version() {
+        return version;
+    }
+
+    @Override
+    public String toString() {
+        return "StartOptions[partitionKey=" + partitionKey + ", uniqueKey=" + uniqueKey + ", uniqueScope="
+                + uniqueScope + ", priority=" + priority + ", delay=" + delay + ", version=" + version + "]";
+    }
+}

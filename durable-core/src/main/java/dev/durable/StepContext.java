@@ -1,0 +1,51 @@
+package dev.durable;
+
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a step (or error handler) knows about the instance it runs for.
+ */
+public interface StepContext {
+
+    long instanceId();
+
+    /** The machine's name. */
+    String machine();
+
+    /** The machine version the instance runs on (the one it started with). */
+    int version();
+
+    /** The step being run. */
+    String step();
+
+    /**
+     * How many times this step has been re-run: 0 on first run after {@code next}, +1 per {@code retry}
+     * and per crash (lease expired without an outcome).
+     */
+    int attempt();
+
+    @Nullable String partitionKey();
+
+    /**
+     * The fencing token of this claim: every pick of a row gets a new token, larger than any before it, and the
+     * step's outcome is written only while the row still carries this token. A step may pass it to the systems
+     * it writes to, so that they can refuse the writes of an older claim whose lease was lost while it ran (a
+     * paused or partitioned node that carries on after its row was given to another node).
+     */
+    long leaseToken();
+
+    /** The instance's signals, snapshotted at pick. */
+    Inbox inbox();
+
+    /** The signals the instance was woken by (see {@link Inbox#awaited()}). */
+    default List<Signal> awaited() {
+        return inbox().awaited();
+    }
+
+    /** The first awaited signal named {@code name}, if the instance was woken by one. */
+    default Optional<Signal> awaited(String name) {
+        return inbox().awaited(name);
+    }
+}

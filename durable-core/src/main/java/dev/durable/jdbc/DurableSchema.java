@@ -1,0 +1,137 @@
+package dev.durable.jdbc;
+
+import java.io.OutputStream;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import liquibase.Scope;
+import liquibase.command.CommandScope;
+import liquibase.command.core.UpdateCommandStep;
+import liquibase.command.core.helpers.DbUrlConnectionArgumentsCommandStep;
+import liquibase.database.Database;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.resource.ClassLoaderResourceAccessor;
+import liquibase.ui.LoggerUIService;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The PostgreSQL schema that holds durable's tables: its validated name, the SQL that checks it is there, and the
+ * shipped Liquibase changelog that creates it.
+ *
+ * <p>The name is an SQL identifier, validated here once and then written into the engine's SQL text when a
+ * repository is built (identifiers cannot be bound as parameters); values never are.
+ */
+public final class DurableSchema {
+
+    /** The schema used when none is configured. */
+    public static final String DEFAULT_NAME = "public";
+
+    /** The shipped changelog, on the classpath. Each version is also published as plain SQL next to it. */
+    public static final String CHANGELOG = "dev/durable/db/changelog.xml";
+
+    /** Liquibase's tracking tables for durable's changelog, apart from any of the application's. */
+    public static final String CHANGELOG_TABLE = "durable_changelog";
+    public static final String CHANGELOG_LOCK_TABLE = "durable_changelog_lock";
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    private final String name;
+
+    private DurableSchema(String name) {
+        this.name = name;
+    }
+
+    /**
+     * The schema called {@code name}: a lower-case unquoted PostgreSQL identifier.
+     *
+     * @throws IllegalArgumentException naming the value if it is not one
+     */
+    public static DurableSchema named(String name) {
+        Objects.requireNonNull(name, "schema name must not be null");
+        if (!IDENTIFIER.matcher(name).matches()) {
+            throw new IllegalArgumentException("Schema name '" + name + "' is not a lower-case PostgreSQL identifier"
+                    + " (letters a-z, digits and _, not starting with a digit, at most 63 characters)");
+        }
+        return new DurableSchema(name);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** {@code sql} with every {@code {schema}} replaced by this schema's name. */
+    public String qualify(String sql) {
+        return sql.replace("{schema}", name);
+    }
+
+    /** Whether durable's tables exist in this schema. */
+    public boolean isInstalled(DataSource dataSource) {
+        Boolean installed = new JdbcTemplate(dataSource).queryForObject(
+                "SELECT to_regclass(?) IS NOT NULL AND to_regclass(?) IS NOT NULL", Boolean.class,
+                name + ".durable_instance", name + ".durable_signal");
+        return Boolean.TRUE.equals(installed);
+    }
+
+    /**
+     * Creates the schema if needed and applies the shipped changelog to it with Liquibase (which must be on the
+     * classpath). Safe to call on every start and from several nodes at once: Liquibase applies what is missing
+     * under its lock.
+     */
+    public void migrate(DataSource dataSource) {
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("CREATE SCHEMA IF NOT EXISTS " + name);
+            }
+            if (!connection.getAutoCommit()) {
+                connection.commit();
+            }
+            try {
+                update(connection);
+            } finally {
+                if (!connection.getAutoCommit()) {
+                    connection.commit();
+                }
+                connection.setAutoCommit(autoCommit);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not install durable's schema '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
+    private void update(Connection connection) {
+        try {
+            Database database = DatabaseFactory.getInstance()
+                    .findCorrectDatabaseImplementation(new JdbcConnection(connection));
+            database.setDefaultSchemaName(name);
+            database.setLiquibaseSchemaName(name);
+            database.setDatabaseChangeLogTableName(CHANGELOG_TABLE);
+            database.setDatabaseChangeLogLockTableName(CHANGELOG_LOCK_TABLE);
+            Map<String, Object> scope = new LinkedHashMap<>();
+            scope.put(Scope.Attr.resourceAccessor.name(),
+                    new ClassLoaderResourceAccessor(DurableSchema.class.getClassLoader()));
+            // No usage reports to the vendor from a library's migration, and messages to the log, not stdout.
+            scope.put("liquibase.analytics.enabled", false);
+            scope.put(Scope.Attr.ui.name(), new LoggerUIService());
+            Scope.child(scope, () -> new CommandScope(UpdateCommandStep.COMMAND_NAME)
+                    .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
+                    .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
+                    .setOutput(OutputStream.nullOutputStream())
+                    .execute());
+        } catch (Exception e) {
+            throw new IllegalStateException("Liquibase could not apply " + CHANGELOG + " to schema '" + name + "': "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

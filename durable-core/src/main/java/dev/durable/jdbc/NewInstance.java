@@ -1,0 +1,12 @@
+package dev.durable.jdbc;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One row to insert into {@code durable_instance}.
+ *
+ * @param uniqueScope the scope as a PostgreSQL array literal of status labels, e.g. {@code {runnable,executing}}
+ */
+public record NewInstance(String machine, int version, String step, String stateJson, String queue, short priority,
+        @Nullable String partitionKey, long delayMillis, @Nullable String uniqueKey, String uniqueScope) {
+}

@@ -1,0 +1,93 @@
+package dev.durable.jdbc;
+
+import dev.durable.InstanceStatus;
+import dev.durable.SignalResult;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * All SQL of {@code durable_signal} on the sender's side: delivery. (A step's inbox is read by the pick and its
+ * awaited signals are consumed by the {@code next} outcome, both in {@link InstanceRepository}.)
+ *
+ * <p>Delivery joins the caller's Spring transaction, if any.
+ */
+public final class SignalRepository {
+
+    // One statement, in this order:
+    // 1. lock the instance row by id (pitfall 1: by id only; a status filter evaluated on a stale snapshot would
+    //    miss a park committed a moment ago). The lock waits for a park in progress and returns the row as the park
+    //    left it;
+    // 2. store the signal unless the instance is missing or terminal, deduplicated on (instance_id, dedup_key);
+    // 3. wake the instance if it is parked on this name and the signal was stored.
+    // The park takes the same row lock, then re-checks the inbox in a later statement, so whichever of the two
+    // comes second sees the other: no wake-up is lost.
+    static final String DELIVER = """
+            /* durable: deliver signal */
+            WITH target AS (
+                SELECT id, status, awaits, queue
+                FROM {schema}.durable_instance
+                WHERE id = :instanceId
+                FOR NO KEY UPDATE
+            ), stored AS (
+                INSERT INTO {schema}.durable_signal (instance_id, name, payload, dedup_key)
+                SELECT t.id, :name, CAST(:payload AS jsonb), :dedupKey
+                FROM target t
+                WHERE t.status NOT IN ('done', 'failed')
+                ON CONFLICT (instance_id, dedup_key) DO NOTHING
+                RETURNING id
+            ), woken AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable', eligible_at = now(), updated_at = now()
+                FROM target t
+                WHERE d.id = t.id AND t.status = 'awaiting_signal' AND t.awaits = :name
+                  AND EXISTS (SELECT 1 FROM stored)
+                RETURNING d.id
+            )
+            SELECT t.status::text AS status, t.queue,
+                   EXISTS (SELECT 1 FROM stored) AS stored,
+                   EXISTS (SELECT 1 FROM woken) AS woken
+            FROM target t
+            """;
+
+    private final JdbcClient jdbc;
+    private final String deliverSql;
+
+    public SignalRepository(DataSource dataSource, DurableSchema schema) {
+        this.jdbc = JdbcClient.create(dataSource);
+        this.deliverSql = schema.qualify(DELIVER);
+    }
+
+    /**
+     * Delivers one signal in one statement.
+     *
+     * @param payloadJson the payload as JSON text, or {@code null} for none
+     */
+    public Delivery deliver(long instanceId, String name, @Nullable String payloadJson, @Nullable String dedupKey) {
+        return jdbc.sql(deliverSql)
+                .param("instanceId", instanceId)
+                .param("name", name)
+                .param("payload", payloadJson)
+                .param("dedupKey", dedupKey)
+                .query((rs, i) -> {
+                    InstanceStatus status = InstanceStatus.fromLabel(rs.getString("status"));
+                    SignalResult.Delivery delivery = status.isTerminal()
+                            ? SignalResult.Delivery.REFUSED_TERMINAL_INSTANCE
+                            : rs.getBoolean("stored")
+                                    ? SignalResult.Delivery.DELIVERED
+                                    : SignalResult.Delivery.DEDUPLICATED;
+                    return new Delivery(new SignalResult(instanceId, delivery, rs.getBoolean("woken")),
+                            rs.getString("queue"));
+                })
+                .optional()
+                .orElseGet(() -> new Delivery(
+                        new SignalResult(instanceId, SignalResult.Delivery.REFUSED_UNKNOWN_INSTANCE, false), null));
+    }
+
+    /**
+     * A delivery's result and the queue of the addressed instance ({@code null} when there is none), so the
+     * sender's node can wake its poller.
+     */
+    public record Delivery(SignalResult result, @Nullable String queue) {
+    }
+}

@@ -1,0 +1,5 @@
+/** JSON encoding of states, results and signal payloads. */
+@NullMarked
+package dev.durable.json;
+
+import org.jspecify.annotations.NullMarked;

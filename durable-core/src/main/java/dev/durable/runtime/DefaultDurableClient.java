@@ -1,0 +1,197 @@
+package dev.durable.runtime;
+
+import dev.durable.DurableClient;
+import dev.durable.DurableInstance;
+import dev.durable.InstanceQuery;
+import dev.durable.InstanceStatus;
+import dev.durable.QueueSummary;
+import dev.durable.SignalResult;
+import dev.durable.StartOptions;
+import dev.durable.StartRequest;
+import dev.durable.StartResult;
+import dev.durable.jdbc.InstanceRepository;
+import dev.durable.jdbc.NewInstance;
+import dev.durable.jdbc.SignalRepository;
+import dev.durable.json.JsonCodec;
+import dev.durable.json.JsonCodecException;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineRegistry;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The {@link DurableClient} of an engine. Checks and serializes everything before any SQL runs, so bad input fails
+ * at the call with nothing stored. Joins the caller's Spring transaction; wakes the local poller once the work is
+ * committed.
+ */
+final class DefaultDurableClient implements DurableClient {
+
+    private final MachineRegistry machines;
+    private final InstanceRepository instances;
+    private final SignalRepository signals;
+    private final JsonCodec codec;
+    private final EngineEvents events;
+    private final Consumer<String> wakeQueue;
+
+    DefaultDurableClient(MachineRegistry machines, InstanceRepository instances, SignalRepository signals,
+            JsonCodec codec, EngineEvents events, Consumer<String> wakeQueue) {
+        this.machines = machines;
+        this.instances = instances;
+        this.signals = signals;
+        this.codec = codec;
+        this.events = events;
+        this.wakeQueue = wakeQueue;
+    }
+
+    @Override
+    public StartResult start(Class<?> machine, @Nullable Object state, StartOptions options) {
+        Objects.requireNonNull(machine, "machine must not be null");
+        Objects.requireNonNull(options, "options must not be null");
+        return start(machines.resolve(machine, options.version()), List.of(StartRequest.of(state, options))).get(0);
+    }
+
+    @Override
+    public StartResult start(String machine, @Nullable Object state, StartOptions options) {
+        Objects.requireNonNull(machine, "machine must not be null");
+        Objects.requireNonNull(options, "options must not be null");
+        return start(machines.resolve(machine, options.version()), List.of(StartRequest.of(state, options))).get(0);
+    }
+
+    @Override
+    public List<StartResult> startAll(Class<?> machine, List<StartRequest> requests) {
+        Objects.requireNonNull(machine, "machine must not be null");
+        return startAll(machines.resolve(machine, null).name(), requests);
+    }
+
+    @Override
+    public List<StartResult> startAll(String machine, List<StartRequest> requests) {
+        Objects.requireNonNull(machine, "machine must not be null");
+        Objects.requireNonNull(requests, "requests must not be null");
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        // One statement inserts rows of one machine version; requests naming other versions get their own.
+        Map<MachineDefinition, List<Integer>> byVersion = new LinkedHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            MachineDefinition definition = machines.resolve(machine, requests.get(i).options().version());
+            byVersion.computeIfAbsent(definition, d -> new ArrayList<>()).add(i);
+        }
+        StartResult[] results = new StartResult[requests.size()];
+        byVersion.forEach((definition, indexes) -> {
+            List<StartResult> partial = start(definition, indexes.stream().map(requests::get).toList());
+            for (int k = 0; k < indexes.size(); k++) {
+                results[indexes.get(k)] = partial.get(k);
+            }
+        });
+        return List.of(results);
+    }
+
+    private List<StartResult> start(MachineDefinition machine, List<StartRequest> requests) {
+        List<NewInstance> rows = requests.stream().map(request -> newInstance(machine, request)).toList();
+        List<StartResult> results = instances.insert(rows);
+        afterCommit(() -> wakeQueue.accept(machine.queue()));
+        return results;
+    }
+
+    private NewInstance newInstance(MachineDefinition machine, StartRequest request) {
+        Object state = request.state();
+        if (!machine.acceptsState(state)) {
+            throw new IllegalArgumentException("Machine " + machine.describe() + " stores states of type "
+                    + machine.stateType().getTypeName() + ", not " + Objects.requireNonNull(state).getClass().getName());
+        }
+        String stateJson;
+        try {
+            stateJson = codec.write(state);
+        } catch (JsonCodecException e) {
+            throw new IllegalArgumentException("The state for machine " + machine.describe()
+                    + " cannot be serialized; nothing was started: " + e.getMessage(), e);
+        }
+        StartOptions options = request.options();
+        String scope = options.uniqueScope().stream()
+                .map(InstanceStatus::label)
+                .sorted()
+                .collect(Collectors.joining(",", "{", "}"));
+        return new NewInstance(machine.name(), machine.version(), machine.initialStep(), stateJson, machine.queue(),
+                options.priority(), options.partitionKey(), options.delay().toMillis(), options.uniqueKey(), scope);
+    }
+
+    @Override
+    public SignalResult signal(long instanceId, String name, @Nullable Object payload, @Nullable String dedupKey) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("A signal needs a non-blank name");
+        }
+        String payloadJson;
+        try {
+            payloadJson = payload == null ? null : codec.write(payload);
+        } catch (JsonCodecException e) {
+            throw new IllegalArgumentException("The payload of signal '" + name + "' to instance " + instanceId
+                    + " cannot be serialized; nothing was sent: " + e.getMessage(), e);
+        }
+        SignalRepository.Delivery delivery = signals.deliver(instanceId, name, payloadJson, dedupKey);
+        String queue = delivery.queue();
+        afterCommit(() -> {
+            events.signalSent(delivery.result());
+            if (delivery.result().wokeInstance() && queue != null) {
+                wakeQueue.accept(queue);
+            }
+        });
+        return delivery.result();
+    }
+
+    @Override
+    public Optional<DurableInstance> find(long instanceId) {
+        return instances.find(instanceId);
+    }
+
+    @Override
+    public List<DurableInstance> list(InstanceQuery query) {
+        return instances.list(Objects.requireNonNull(query, "query must not be null"));
+    }
+
+    @Override
+    public Map<String, Map<InstanceStatus, Long>> count() {
+        return instances.count();
+    }
+
+    @Override
+    public List<QueueSummary> summarize() {
+        return instances.summarize();
+    }
+
+    @Override
+    public boolean retryFailed(long instanceId) {
+        Optional<String> queue;
+        try {
+            queue = instances.retryFailed(instanceId);
+        } catch (DuplicateKeyException e) {
+            throw new IllegalStateException("Instance " + instanceId + " cannot be retried: another instance holds"
+                    + " its unique key now", e);
+        }
+        queue.ifPresent(name -> afterCommit(() -> wakeQueue.accept(name)));
+        return queue.isPresent();
+    }
+
+    /** Runs {@code action} once the caller's transaction commits, or now if there is none. */
+    private static void afterCommit(Runnable action) {
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    action.run();
+                }
+            });
+        } else {
+            action.run();
+        }
+    }
+}

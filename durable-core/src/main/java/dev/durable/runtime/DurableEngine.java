@@ -1,0 +1,392 @@
+package dev.durable.runtime;
+
+import dev.durable.DurableClient;
+import dev.durable.jdbc.Claim;
+import dev.durable.jdbc.DurableSchema;
+import dev.durable.jdbc.InstanceRepository;
+import dev.durable.jdbc.SignalRepository;
+import dev.durable.json.JacksonJsonCodec;
+import dev.durable.json.JsonCodec;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineRegistry;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
+
+/**
+ * The durable engine of one node: the client API plus the runtime that runs steps — a poller per queue, the step
+ * executor, the outcome writer, the heartbeat and the reaper. Usable without Spring Boot:
+ *
+ * <pre>{@code
+ * DurableEngine engine = DurableEngine.builder(dataSource, MachineRegistry.of(checkout))
+ *         .settings(EngineSettings.builder().queue("checkout", QueueSettings.concurrency(8)).build())
+ *         .build();
+ * engine.start();
+ * engine.client().start(Checkout.class, new Checkout.State(42, null));
+ * ...
+ * engine.stop();   // graceful: running steps finish within the grace period, the rest is released
+ * }</pre>
+ *
+ * <p>The engine expects durable's tables to exist ({@link DurableSchema#migrate(DataSource)} creates them).
+ * If the database cannot be reached, at start or later, the node reports {@link NodeState#DEGRADED} and keeps
+ * retrying; it recovers by itself.
+ */
+public final class DurableEngine implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(DurableEngine.class);
+    private static final Duration COMPONENT_STOP_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration RELEASED_STEP_WAIT = Duration.ofSeconds(2);
+
+    private final EngineSettings settings;
+    private final MachineRegistry machines;
+    private final String nodeId;
+    private final EngineEvents events;
+    private final NodeLifecycle lifecycle;
+    private final InstanceRepository instances;
+    private final DurableClient client;
+    private final InFlightSteps inFlight = new InFlightSteps();
+    private final Map<String, QueueWorker> queues = new LinkedHashMap<>();
+    private final ScheduledExecutorService timer;
+    private final Executor stepThreads;
+    private final OutcomeWriter writer;
+    private final StepExecutor executor;
+    private final Heartbeat heartbeat;
+    private final Reaper reaper;
+    private final BackgroundLoop heartbeatLoop;
+    private final BackgroundLoop reaperLoop;
+    private boolean started;
+
+    private DurableEngine(Builder builder) {
+        this.settings = builder.settings;
+        this.machines = builder.machines;
+        checkQueuesConfigured(settings, machines);
+        this.nodeId = settings.nodeName() + ":" + randomSuffix();
+        this.events = new EngineEvents(builder.listener);
+        this.lifecycle = new NodeLifecycle(nodeId, events);
+        DurableSchema schema = DurableSchema.named(settings.schema());
+        this.instances = new InstanceRepository(builder.dataSource, schema);
+        SignalRepository signals = new SignalRepository(builder.dataSource, schema);
+        this.client = new DefaultDurableClient(machines, instances, signals, builder.codec, events, this::wake);
+        // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
+        // the queue at once, not linger (holding the step) until their delay would have run out.
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemonThreads("durable-timer"));
+        timer.setRemoveOnCancelPolicy(true);
+        this.timer = timer;
+        this.stepThreads = builder.stepThreads != null ? builder.stepThreads : stepThreads(settings.virtualThreads());
+        this.writer = new OutcomeWriter(instances, inFlight, lifecycle, events, settings);
+        StepRunner runner = new StepRunner(machines, builder.codec, settings.stepTimeout());
+        this.executor = new StepExecutor(runner, writer, inFlight, events, stepThreads, timer, settings,
+                () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow);
+        settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueueWorker(name, queueSettings,
+                versionsOnQueue(machines, name), instances, executor, events, lifecycle, nodeId, settings)));
+        this.heartbeat = new Heartbeat(instances, inFlight, executor, events, settings);
+        this.reaper = new Reaper(instances, events, names -> names.forEach(this::wake), settings, nodeId,
+                settings.nodeName() + ":");
+        this.heartbeatLoop = new BackgroundLoop(Heartbeat.NAME, heartbeat::beat, lifecycle, events,
+                settings.maxRetryBackoff());
+        this.reaperLoop = new BackgroundLoop(Reaper.NAME, reaper::reap, lifecycle, events,
+                settings.maxRetryBackoff());
+    }
+
+    /** A builder for an engine on {@code dataSource} running {@code machines}. */
+    public static Builder builder(DataSource dataSource, MachineRegistry machines) {
+        return new Builder(dataSource, machines);
+    }
+
+    /** Starts and signals instances; works whether or not the engine runs. */
+    public DurableClient client() {
+        return client;
+    }
+
+    /** Starts polling, heartbeats and reaping. Does not touch the database itself, so it never fails for it. */
+    public synchronized void start() {
+        if (started) {
+            return;
+        }
+        started = true;
+        log.info("Starting durable node {} on schema {}: queues {}, machines {}", nodeId, settings.schema(),
+                describeQueues(), machines.all().stream().map(MachineDefinition::describe).toList());
+        writer.start();
+        reaper.nodeStarted();
+        heartbeatLoop.start();
+        reaperLoop.start();
+        queues.values().forEach(QueueWorker::start);
+        lifecycle.moveTo(NodeState.RUNNING);
+    }
+
+    /**
+     * Stops gracefully: no new picks; running steps get {@code shutdownGracePeriod} to finish and have their
+     * outcomes written; steps still running then are interrupted and their rows released to runnable at once
+     * (attempt unchanged) so any node can take them without waiting for their leases to expire.
+     */
+    public synchronized void stop() {
+        if (!started || lifecycle.state() == NodeState.STOPPED) {
+            return;
+        }
+        lifecycle.moveTo(NodeState.DRAINING);
+        queues.values().forEach(queue -> queue.stopPolling(COMPONENT_STOP_TIMEOUT));
+        if (!inFlight.awaitEmpty(settings.shutdownGracePeriod())) {
+            releaseUnfinished();
+        }
+        writer.stop(COMPONENT_STOP_TIMEOUT);
+        heartbeatLoop.stop(COMPONENT_STOP_TIMEOUT);
+        reaperLoop.stop(COMPONENT_STOP_TIMEOUT);
+        timer.shutdownNow();
+        if (stepThreads instanceof ExecutorService pool) {
+            pool.shutdownNow();
+        }
+        lifecycle.moveTo(NodeState.STOPPED);
+    }
+
+    private void releaseUnfinished() {
+        List<RunningStep> unfinished = inFlight.all().stream().filter(RunningStep::release).toList();
+        if (!unfinished.isEmpty()) {
+            List<Long> released = release(unfinished.stream().map(RunningStep::claim).toList());
+            if (!released.isEmpty()) {
+                log.info("Released {} unfinished steps back to runnable: {}", released.size(), released);
+            }
+            unfinished.forEach(step -> executor.interrupt(step, RunningStep.InterruptReason.SHUTDOWN));
+        }
+        // Steps already writing their outcome get a moment to finish.
+        inFlight.awaitEmpty(RELEASED_STEP_WAIT);
+    }
+
+    /** Hands one claim back to runnable at once (an inline chain cut short by shutdown). */
+    private void releaseNow(Claim claim) {
+        release(List.of(claim));
+    }
+
+    /** Hands claims back to runnable; if the database cannot be reached, their leases expire instead. */
+    private List<Long> release(List<Claim> claims) {
+        try {
+            List<Long> released = instances.release(claims);
+            events.released(released.size());
+            return released;
+        } catch (RuntimeException e) {
+            log.warn("Could not release {} claims; their leases will expire instead: {}", claims.size(), e.toString());
+            return List.of();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /** This start's node id: the node name plus a per-start suffix; stored as {@code lease_owner}. */
+    public String nodeId() {
+        return nodeId;
+    }
+
+    public NodeState state() {
+        return lifecycle.state();
+    }
+
+    /** Why the node is degraded, if it is. */
+    public Optional<Throwable> databaseError() {
+        return lifecycle.databaseError();
+    }
+
+    public EngineSettings settings() {
+        return settings;
+    }
+
+    public MachineRegistry machines() {
+        return machines;
+    }
+
+    public EngineStats stats() {
+        return events.stats();
+    }
+
+    /** Steps running on this node now. */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /** Running steps that ignored an interrupt past the zombie grace period and have not ended yet. */
+    public int zombies() {
+        return inFlight.zombies();
+    }
+
+    /** Whether zombies exceed {@code maxZombies} (when that is not 0): the node should be restarted. */
+    public boolean hasTooManyZombies() {
+        return settings.maxZombies() > 0 && zombies() > settings.maxZombies();
+    }
+
+    /** This node's view of its queues, by name. */
+    public Map<String, QueueStatus> queues() {
+        Map<String, QueueStatus> status = new TreeMap<>();
+        queues.forEach((name, queue) -> status.put(name,
+                new QueueStatus(name, queue.concurrency(), queue.inFlight(), queue.isPaused(), queue.isActive())));
+        return status;
+    }
+
+    /** Stops picking from {@code queue} on this node until {@link #resume(String)}; running steps go on. */
+    public void pause(String queue) {
+        worker(queue).pause();
+    }
+
+    public void resume(String queue) {
+        worker(queue).resume();
+    }
+
+    /** Wakes the poller of {@code queue} on this node (no-op for a queue this node does not work). */
+    public void wake(String queue) {
+        QueueWorker worker = queues.get(queue);
+        if (worker != null) {
+            worker.wake();
+        }
+    }
+
+    /** Runs the reaper now, on the calling thread; returns how many claims it returned to runnable. */
+    public long reapNow() {
+        long before = events.stats().reaped();
+        reaper.reap();
+        return events.stats().reaped() - before;
+    }
+
+    /** Extends this node's leases now, on the calling thread. */
+    public void heartbeatNow() {
+        heartbeat.beat();
+    }
+
+    private QueueWorker worker(String queue) {
+        QueueWorker worker = queues.get(queue);
+        if (worker == null) {
+            throw new IllegalArgumentException("Queue '" + queue + "' is not configured on this node; queues: "
+                    + queues.keySet());
+        }
+        return worker;
+    }
+
+    private String describeQueues() {
+        List<String> described = new ArrayList<>();
+        queues.forEach((name, queue) -> described.add(name + "(concurrency " + queue.concurrency() + ")"));
+        return String.join(", ", described);
+    }
+
+    private static void checkQueuesConfigured(EngineSettings settings, MachineRegistry machines) {
+        machines.all().stream()
+                .sorted(Comparator.comparing(MachineDefinition::queue))
+                .filter(machine -> settings.queue(machine.queue()) == null)
+                .findFirst()
+                .ifPresent(machine -> {
+                    throw new InvalidSettingException("queues." + machine.queue(), "machine " + machine.describe()
+                            + " (" + machine.source() + ") runs on queue '" + machine.queue()
+                            + "', which is not configured; configured queues: " + settings.queues().keySet());
+                });
+    }
+
+    private static Map<String, List<Integer>> versionsOnQueue(MachineRegistry machines, String queue) {
+        Map<String, List<Integer>> versions = new TreeMap<>();
+        for (MachineDefinition machine : machines.onQueue(queue)) {
+            versions.computeIfAbsent(machine.name(), name -> new ArrayList<>()).add(machine.version());
+        }
+        return versions;
+    }
+
+    private static Executor stepThreads(boolean virtual) {
+        if (virtual) {
+            try {
+                return new VirtualThreadTaskExecutor("durable-step-");
+            } catch (UnsupportedOperationException e) {
+                log.warn("Virtual threads were asked for but this JVM ({}) has none; steps run on platform threads",
+                        Runtime.version());
+            }
+        }
+        // Unbounded, but never more threads than steps in flight: the queues' slots bound those.
+        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                daemonThreads("durable-step"));
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger counter = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + "-" + counter.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    private static String randomSuffix() {
+        return Long.toString(new SecureRandom().nextLong() >>> 1, 36);
+    }
+
+    /**
+     * This node's view of one queue.
+     *
+     * @param active whether this node polls it (it has slots and registered machines on it)
+     */
+    public record QueueStatus(String name, int concurrency, int inFlight, boolean paused, boolean active) {
+    }
+
+    /** Builds a {@link DurableEngine}. */
+    public static final class Builder {
+
+        private final DataSource dataSource;
+        private final MachineRegistry machines;
+        private EngineSettings settings = EngineSettings.defaults();
+        private JsonCodec codec = new JacksonJsonCodec();
+        private DurableListener listener = DurableListener.NONE;
+        private @Nullable Executor stepThreads;
+
+        private Builder(DataSource dataSource, MachineRegistry machines) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
+            this.machines = Objects.requireNonNull(machines, "machines must not be null");
+        }
+
+        public Builder settings(EngineSettings settings) {
+            this.settings = Objects.requireNonNull(settings, "settings must not be null");
+            return this;
+        }
+
+        /** How states, results and payloads become JSON; default: a plain Jackson {@code JsonMapper}. */
+        public Builder jsonCodec(JsonCodec codec) {
+            this.codec = Objects.requireNonNull(codec, "codec must not be null");
+            return this;
+        }
+
+        public Builder listener(DurableListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener must not be null");
+            return this;
+        }
+
+        /**
+         * Where steps run; default: virtual threads if {@link EngineSettings#virtualThreads()} and the JVM has them,
+         * else a pool of platform threads. The executor must run tasks concurrently; the queues' slots bound how many.
+         */
+        public Builder stepThreads(@Nullable Executor stepThreads) {
+            this.stepThreads = stepThreads;
+            return this;
+        }
+
+        /**
+         * @throws InvalidSettingException if a machine runs on a queue the settings do not configure
+         */
+        public DurableEngine build() {
+            return new DurableEngine(this);
+        }
+    }
+}

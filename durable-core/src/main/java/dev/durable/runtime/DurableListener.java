@@ -1,0 +1,46 @@
+package dev.durable.runtime;
+
+import dev.durable.SignalResult;
+
+/**
+ * Hears what the engine does; for metrics and logging. Called on engine threads, so implementations must be quick
+ * and must not block; an exception thrown here is logged and otherwise ignored. Every method does nothing by
+ * default.
+ */
+public interface DurableListener {
+
+    DurableListener NONE = new DurableListener() {
+    };
+
+    /** A pick claimed {@code count} rows of {@code queue}. */
+    default void picked(String queue, int count) {
+    }
+
+    /** A step finished and its outcome was written, fenced off, abandoned or discarded. */
+    default void stepFinished(StepEvent event) {
+    }
+
+    /** The reaper returned {@code count} expired claims to runnable. */
+    default void reaped(int count) {
+    }
+
+    /** A running step's lease was found lost by the heartbeat; the step is being interrupted. */
+    default void leaseLost(long instanceId) {
+    }
+
+    /** A signal was delivered, deduplicated or refused. */
+    default void signalSent(SignalResult result) {
+    }
+
+    /** A step that was interrupted has not ended within the zombie grace period. */
+    default void zombieDetected(long instanceId, String machine, String step) {
+    }
+
+    /** The node changed state. */
+    default void stateChanged(NodeState from, NodeState to) {
+    }
+
+    /** A background component (poller, heartbeat, reaper, outcome writer) failed and will be retried. */
+    default void componentFailed(String component, Throwable error) {
+    }
+}

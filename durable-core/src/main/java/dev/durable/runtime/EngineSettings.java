@@ -1,0 +1,320 @@
+package dev.durable.runtime;
+
+import dev.durable.jdbc.DurableSchema;
+import dev.durable.machine.MachineDefinition;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Everything the engine can be told, in one immutable object with the defaults below, checked in one place
+ * ({@link Builder#build()}). The Spring Boot starter maps {@code durable.*} properties onto it.
+ *
+ * @param nodeName             this node's stable name (default: the host name); node ids add a per-start suffix
+ * @param schema               the PostgreSQL schema of durable's tables
+ * @param leaseTtl             how long a claim lives without a heartbeat
+ * @param heartbeatInterval    how often this node extends the leases of its running steps; at most a third of
+ *                             the lease, so two missed beats do not lose it
+ * @param pollInterval         how often each queue looks for work inserted by other nodes (local starts and
+ *                             signals wake it at once)
+ * @param reaperInterval       how often expired leases are returned to runnable
+ * @param reaperBatchSize      the most rows one reaper statement returns
+ * @param shutdownGracePeriod  how long a stopping node lets running steps finish before interrupting them and
+ *                             releasing their rows
+ * @param queues               the queues this node works, by name
+ * @param stepTimeout          how long any step may run before it is interrupted; {@code null} for no limit
+ *                             (machines and steps may set their own)
+ * @param zombieGracePeriod    how long an interrupted step may take to end before it counts as a zombie
+ * @param maxZombies           past this many zombies the node reports itself down (0: never)
+ * @param virtualThreads       whether steps run on virtual threads (ignored, with a warning, before Java 21)
+ * @param outcomeRetryTimeout  how long the outcome of a finished step is retried while the database cannot be
+ *                             reached, before the step is left to the reaper
+ * @param maxRetryBackoff      the longest pause between attempts of the node's background work while the
+ *                             database cannot be reached
+ * @param batchWindow          how long an outcome's commit (or a pick) may be held back so that the outcomes of
+ *                             other steps still running (or slots about to free) join the same transaction (or
+ *                             pick); never applies when nothing else is running, so an idle node pays no latency;
+ *                             {@code 0} turns it off
+ * @param inlineNextSteps      whether a step returning {@code next} runs the next step at once on the claim it
+ *                             already holds (its outcome still commits first), instead of handing the row back to
+ *                             the queue; saves a pick per step of a chain
+ */
+public record EngineSettings(
+        String nodeName,
+        String schema,
+        Duration leaseTtl,
+        Duration heartbeatInterval,
+        Duration pollInterval,
+        Duration reaperInterval,
+        int reaperBatchSize,
+        Duration shutdownGracePeriod,
+        Map<String, QueueSettings> queues,
+        @Nullable Duration stepTimeout,
+        Duration zombieGracePeriod,
+        int maxZombies,
+        boolean virtualThreads,
+        Duration outcomeRetryTimeout,
+        Duration maxRetryBackoff,
+        Duration batchWindow,
+        boolean inlineNextSteps) {
+
+    public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(60);
+    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(20);
+    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_REAPER_INTERVAL = Duration.ofSeconds(30);
+    public static final int DEFAULT_REAPER_BATCH_SIZE = 1000;
+    public static final Duration DEFAULT_SHUTDOWN_GRACE_PERIOD = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_ZOMBIE_GRACE_PERIOD = Duration.ofSeconds(10);
+    public static final int DEFAULT_MAX_ZOMBIES = 10;
+    public static final Duration DEFAULT_OUTCOME_RETRY_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_MAX_RETRY_BACKOFF = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_BATCH_WINDOW = Duration.ofMillis(2);
+    /** The queue every node works unless configured otherwise. */
+    public static final String DEFAULT_QUEUE = MachineDefinition.DEFAULT_QUEUE;
+
+    private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+    public EngineSettings {
+        queues = Map.copyOf(queues);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The defaults, with the host name as node name. */
+    public static EngineSettings defaults() {
+        return builder().build();
+    }
+
+    public Builder toBuilder() {
+        Builder builder = new Builder();
+        builder.nodeName = nodeName;
+        builder.schema = schema;
+        builder.leaseTtl = leaseTtl;
+        builder.heartbeatInterval = heartbeatInterval;
+        builder.pollInterval = pollInterval;
+        builder.reaperInterval = reaperInterval;
+        builder.reaperBatchSize = reaperBatchSize;
+        builder.shutdownGracePeriod = shutdownGracePeriod;
+        builder.queues = new TreeMap<>(queues);
+        builder.stepTimeout = stepTimeout;
+        builder.zombieGracePeriod = zombieGracePeriod;
+        builder.maxZombies = maxZombies;
+        builder.virtualThreads = virtualThreads;
+        builder.outcomeRetryTimeout = outcomeRetryTimeout;
+        builder.maxRetryBackoff = maxRetryBackoff;
+        builder.batchWindow = batchWindow;
+        builder.inlineNextSteps = inlineNextSteps;
+        return builder;
+    }
+
+    /** The settings of {@code queue}, or {@code null} if this node is not configured for it. */
+    public @Nullable QueueSettings queue(String queue) {
+        return queues.get(queue);
+    }
+
+    /** A best-effort host name usable as a node name. */
+    public static String defaultNodeName() {
+        String name = System.getenv("HOSTNAME");
+        if (name == null || name.isBlank()) {
+            try {
+                name = InetAddress.getLocalHost().getHostName();
+            } catch (Exception e) {
+                name = "node";
+            }
+        }
+        String sanitized = name.replaceAll("[^A-Za-z0-9._-]", "-");
+        return sanitized.length() > 100 ? sanitized.substring(0, 100) : sanitized;
+    }
+
+    /** Builds {@link EngineSettings}; every setter's default is the matching {@code DEFAULT_*} constant. */
+    public static final class Builder {
+
+        private @Nullable String nodeName;
+        private String schema = DurableSchema.DEFAULT_NAME;
+        private Duration leaseTtl = DEFAULT_LEASE_TTL;
+        private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+        private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+        private Duration reaperInterval = DEFAULT_REAPER_INTERVAL;
+        private int reaperBatchSize = DEFAULT_REAPER_BATCH_SIZE;
+        private Duration shutdownGracePeriod = DEFAULT_SHUTDOWN_GRACE_PERIOD;
+        private Map<String, QueueSettings> queues = new TreeMap<>(Map.of(DEFAULT_QUEUE, QueueSettings.defaults()));
+        private @Nullable Duration stepTimeout;
+        private Duration zombieGracePeriod = DEFAULT_ZOMBIE_GRACE_PERIOD;
+        private int maxZombies = DEFAULT_MAX_ZOMBIES;
+        private boolean virtualThreads;
+        private Duration outcomeRetryTimeout = DEFAULT_OUTCOME_RETRY_TIMEOUT;
+        private Duration maxRetryBackoff = DEFAULT_MAX_RETRY_BACKOFF;
+        private Duration batchWindow = DEFAULT_BATCH_WINDOW;
+        private boolean inlineNextSteps;
+
+        private Builder() {
+        }
+
+        public Builder nodeName(@Nullable String nodeName) {
+            this.nodeName = nodeName;
+            return this;
+        }
+
+        public Builder schema(String schema) {
+            this.schema = schema;
+            return this;
+        }
+
+        public Builder leaseTtl(Duration leaseTtl) {
+            this.leaseTtl = leaseTtl;
+            return this;
+        }
+
+        public Builder heartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+            return this;
+        }
+
+        public Builder pollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+            return this;
+        }
+
+        public Builder reaperInterval(Duration reaperInterval) {
+            this.reaperInterval = reaperInterval;
+            return this;
+        }
+
+        public Builder reaperBatchSize(int reaperBatchSize) {
+            this.reaperBatchSize = reaperBatchSize;
+            return this;
+        }
+
+        public Builder shutdownGracePeriod(Duration shutdownGracePeriod) {
+            this.shutdownGracePeriod = shutdownGracePeriod;
+            return this;
+        }
+
+        /** Adds or replaces one queue. */
+        public Builder queue(String name, QueueSettings settings) {
+            this.queues.put(name, settings);
+            return this;
+        }
+
+        /** Replaces all queues (the default queue included). */
+        public Builder queues(Map<String, QueueSettings> queues) {
+            this.queues = new TreeMap<>(queues);
+            return this;
+        }
+
+        public Builder stepTimeout(@Nullable Duration stepTimeout) {
+            this.stepTimeout = stepTimeout;
+            return this;
+        }
+
+        public Builder zombieGracePeriod(Duration zombieGracePeriod) {
+            this.zombieGracePeriod = zombieGracePeriod;
+            return this;
+        }
+
+        public Builder maxZombies(int maxZombies) {
+            this.maxZombies = maxZombies;
+            return this;
+        }
+
+        public Builder virtualThreads(boolean virtualThreads) {
+            this.virtualThreads = virtualThreads;
+            return this;
+        }
+
+        public Builder outcomeRetryTimeout(Duration outcomeRetryTimeout) {
+            this.outcomeRetryTimeout = outcomeRetryTimeout;
+            return this;
+        }
+
+        public Builder maxRetryBackoff(Duration maxRetryBackoff) {
+            this.maxRetryBackoff = maxRetryBackoff;
+            return this;
+        }
+
+        public Builder batchWindow(Duration batchWindow) {
+            this.batchWindow = batchWindow;
+            return this;
+        }
+
+        public Builder inlineNextSteps(boolean inlineNextSteps) {
+            this.inlineNextSteps = inlineNextSteps;
+            return this;
+        }
+
+        /**
+         * Checks and builds the settings.
+         *
+         * @throws InvalidSettingException naming the first invalid setting
+         */
+        public EngineSettings build() {
+            String node = nodeName == null ? defaultNodeName() : nodeName;
+            if (!NODE_NAME.matcher(node).matches()) {
+                throw new InvalidSettingException("nodeName", "'" + node
+                        + "' must be 1 to 100 letters, digits, '.', '_' or '-'");
+            }
+            try {
+                DurableSchema.named(Objects.requireNonNull(schema, "schema"));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidSettingException("schema", e.getMessage());
+            }
+            positive("leaseTtl", leaseTtl);
+            positive("heartbeatInterval", heartbeatInterval);
+            positive("pollInterval", pollInterval);
+            positive("reaperInterval", reaperInterval);
+            positive("zombieGracePeriod", zombieGracePeriod);
+            positive("outcomeRetryTimeout", outcomeRetryTimeout);
+            positive("maxRetryBackoff", maxRetryBackoff);
+            notNegative("shutdownGracePeriod", shutdownGracePeriod);
+            notNegative("batchWindow", batchWindow);
+            if (stepTimeout != null) {
+                positive("stepTimeout", stepTimeout);
+            }
+            if (heartbeatInterval.multipliedBy(3).compareTo(leaseTtl) > 0) {
+                throw new InvalidSettingException("heartbeatInterval", heartbeatInterval
+                        + " is more than a third of leaseTtl (" + leaseTtl
+                        + "): a lease must survive two missed heartbeats (heartbeatInterval x 3 <= leaseTtl)");
+            }
+            if (reaperBatchSize < 1) {
+                throw new InvalidSettingException("reaperBatchSize", "must be at least 1, was " + reaperBatchSize);
+            }
+            if (maxZombies < 0) {
+                throw new InvalidSettingException("maxZombies", "must not be negative, was " + maxZombies);
+            }
+            queues.forEach((name, queue) -> {
+                if (name == null || name.isBlank()) {
+                    throw new InvalidSettingException("queues", "a queue name must not be blank");
+                }
+                if (queue.concurrency() < 0) {
+                    throw new InvalidSettingException("queues." + name + ".concurrency",
+                            "must not be negative, was " + queue.concurrency());
+                }
+                if (queue.batchSize() < 1) {
+                    throw new InvalidSettingException("queues." + name + ".batchSize",
+                            "must be at least 1, was " + queue.batchSize());
+                }
+            });
+            return new EngineSettings(node, schema, leaseTtl, heartbeatInterval, pollInterval, reaperInterval,
+                    reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
+                    virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps);
+        }
+
+        private static void positive(String setting, @Nullable Duration value) {
+            if (value == null || value.isZero() || value.isNegative()) {
+                throw new InvalidSettingException(setting, "must be a positive duration, was " + value);
+            }
+        }
+
+        private static void notNegative(String setting, @Nullable Duration value) {
+            if (value == null || value.isNegative()) {
+                throw new InvalidSettingException(setting, "must not be negative, was " + value);
+            }
+        }
+    }
+}

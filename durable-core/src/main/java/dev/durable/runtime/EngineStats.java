@@ -1,0 +1,114 @@
+package dev.durable.runtime;
+
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Counters the engine keeps about itself since it was built; read by tests, the actuator endpoint and metrics.
+ */
+public final class EngineStats {
+
+    final LongAdder picked = new LongAdder();
+    final LongAdder picks = new LongAdder();
+    final LongAdder outcomeFlushes = new LongAdder();
+    final LongAdder stepsFinished = new LongAdder();
+    final LongAdder outcomesApplied = new LongAdder();
+    final LongAdder outcomesFenced = new LongAdder();
+    final LongAdder outcomesAbandoned = new LongAdder();
+    final LongAdder outcomesDiscarded = new LongAdder();
+    final LongAdder leasesLost = new LongAdder();
+    final LongAdder reaped = new LongAdder();
+    final LongAdder released = new LongAdder();
+    final LongAdder signalsDelivered = new LongAdder();
+    final LongAdder signalsDeduplicated = new LongAdder();
+    final LongAdder signalsRefused = new LongAdder();
+    final LongAdder zombiesDetected = new LongAdder();
+    final LongAdder componentFailures = new LongAdder();
+    final AtomicReference<@Nullable Instant> reaperLastRun = new AtomicReference<>();
+
+    /** Rows claimed by picks. */
+    public long picked() {
+        return picked.sum();
+    }
+
+    /** Pick statements that claimed at least one row; {@code picked() / picks()} is the average pick size. */
+    public long picks() {
+        return picks.sum();
+    }
+
+    /**
+     * Transactions (or single statements) that wrote outcomes; {@code outcomesApplied() / outcomeFlushes()} is
+     * roughly how many outcomes share a commit.
+     */
+    public long outcomeFlushes() {
+        return outcomeFlushes.sum();
+    }
+
+    /** Steps that ran to an outcome (applied, fenced, abandoned or discarded). */
+    public long stepsFinished() {
+        return stepsFinished.sum();
+    }
+
+    public long outcomesApplied() {
+        return outcomesApplied.sum();
+    }
+
+    /** Outcomes not written because the claim's lease was lost: the fence at work. */
+    public long outcomesFenced() {
+        return outcomesFenced.sum();
+    }
+
+    /** Outcomes given up on while the database was unreachable; their rows are left to the reaper. */
+    public long outcomesAbandoned() {
+        return outcomesAbandoned.sum();
+    }
+
+    /** Outcomes not written because the row was released at shutdown or the step died of an Error. */
+    public long outcomesDiscarded() {
+        return outcomesDiscarded.sum();
+    }
+
+    /** Running steps whose lease the heartbeat found lost. */
+    public long leasesLost() {
+        return leasesLost.sum();
+    }
+
+    /** Expired claims this node's reaper returned to runnable (claims of earlier starts included). */
+    public long reaped() {
+        return reaped.sum();
+    }
+
+    /** Claims this node released at shutdown. */
+    public long released() {
+        return released.sum();
+    }
+
+    public long signalsDelivered() {
+        return signalsDelivered.sum();
+    }
+
+    public long signalsDeduplicated() {
+        return signalsDeduplicated.sum();
+    }
+
+    public long signalsRefused() {
+        return signalsRefused.sum();
+    }
+
+    /** Steps that did not end within the grace period after being interrupted, since start. */
+    public long zombiesDetected() {
+        return zombiesDetected.sum();
+    }
+
+    /** Failures of background components (each was retried). */
+    public long componentFailures() {
+        return componentFailures.sum();
+    }
+
+    /** When the reaper last completed a run on this node. */
+    public @Nullable Instant reaperLastRun() {
+        return reaperLastRun.get();
+    }
+}

@@ -1,0 +1,53 @@
+package dev.durable.runtime;
+
+import dev.durable.jdbc.Claim;
+import dev.durable.jdbc.InstanceRepository;
+import java.time.Duration;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps this node's claims alive: every {@code heartbeatInterval}, one statement extends the leases of all running
+ * steps. A step whose lease turns out to be gone (it was reaped, and maybe runs elsewhere now) is interrupted: its
+ * outcome would be fenced off anyway.
+ */
+final class Heartbeat {
+
+    static final String NAME = "durable-heartbeat";
+
+    private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
+
+    private final InstanceRepository instances;
+    private final InFlightSteps inFlight;
+    private final StepExecutor executor;
+    private final EngineEvents events;
+    private final Duration lease;
+    private final Duration interval;
+
+    Heartbeat(InstanceRepository instances, InFlightSteps inFlight, StepExecutor executor, EngineEvents events,
+            EngineSettings settings) {
+        this.instances = instances;
+        this.inFlight = inFlight;
+        this.executor = executor;
+        this.events = events;
+        this.lease = settings.leaseTtl();
+        this.interval = settings.heartbeatInterval();
+    }
+
+    /** One beat; returns the pause until the next. */
+    Duration beat() {
+        List<Claim> lost = instances.heartbeat(inFlight.heldClaims(), lease);
+        for (Claim claim : lost) {
+            RunningStep running = inFlight.get(claim);
+            // Only a step still in user code is affected: one already writing learns its fate from the fence.
+            if (running != null && running.phase() == RunningStep.Phase.RUNNING) {
+                log.warn("Lease of {} was lost (reaped after a missed heartbeat?); interrupting it, its outcome "
+                        + "will be discarded", running);
+                events.leaseLost(claim.id());
+                executor.interrupt(running, RunningStep.InterruptReason.LEASE_LOST);
+            }
+        }
+        return interval;
+    }
+}

@@ -1,0 +1,283 @@
+package dev.durable.runtime;
+
+import dev.durable.jdbc.ClaimedStep;
+import dev.durable.jdbc.InstanceRepository;
+import dev.durable.jdbc.OutcomeWrite;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits the outcomes of finished steps: group commit on one thread. A step hands its outcome over and its thread
+ * is done; the writer takes everything that has piled up and writes it as one batch (a few fenced statements, one
+ * transaction), then tells each step what became of its outcome.
+ *
+ * <p>When no other step is running, a lone outcome is written at once: an idle node pays no latency for batching.
+ * While other steps still run user code, the writer holds the first outcome back for at most {@code batchWindow}
+ * so theirs join the same commit (steps picked together tend to finish together), but no longer than it takes to
+ * gather a pick's worth of outcomes; and whatever piles up while a flush runs goes into the next one. Once
+ * committed, the slots of the steps that are done with their claims are freed together, so one pick refills them.
+ *
+ * <p>While the database cannot be reached a batch is retried with backoff for {@code outcomeRetryTimeout}; a
+ * retry after an ambiguous failure recognises writes the failed attempt did commit. Past the timeout the steps are
+ * abandoned and their rows left to the reaper: an outcome is written whole or not at all.
+ */
+final class OutcomeWriter {
+
+    static final String NAME = "durable-outcome-writer";
+
+    private static final Logger log = LoggerFactory.getLogger(OutcomeWriter.class);
+    private static final int MAX_BATCH = 500;
+    private static final Duration IDLE = Duration.ofSeconds(1);
+    /** The first pause before writing a batch again: shorter than the loops', a step result is waiting. */
+    private static final Duration FIRST_RETRY = Duration.ofMillis(50);
+
+    /** An outcome handed over by a step of {@code queue}, and who to tell what became of it. */
+    private record Pending(OutcomeWrite write, QueueWorker queue, Consumer<Written> whenWritten) {
+    }
+
+    /**
+     * What became of an outcome.
+     *
+     * @param continued for an applied {@code continue}, the claimed row of the next step to run now
+     */
+    record Written(StepEvent.Write write, @Nullable ClaimedStep continued) {
+
+        static final Written DISCARDED = new Written(StepEvent.Write.DISCARDED, null);
+
+        /**
+         * Whether the writer freed the step's slot: it does so for every written step whose work on its claim is
+         * over (all but a continued chain), all of a flush at once, so the next pick can fill them together. A
+         * discarded outcome was never part of a flush; its step frees its own slot.
+         */
+        boolean slotReleased() {
+            return write != StepEvent.Write.DISCARDED && continued == null;
+        }
+    }
+
+    private final InstanceRepository instances;
+    private final NodeLifecycle lifecycle;
+    private final EngineEvents events;
+    private final Duration retryTimeout;
+    private final Duration lease;
+    private final Duration maxBackoff;
+    private final InFlightSteps inFlight;
+    private final long batchWindowNanos;
+    /** Enough outcomes to free a pick's worth of slots: gathering stops there, so the next pick can overlap. */
+    private final int gatherTarget;
+    private final LinkedBlockingQueue<Pending> handedOver = new LinkedBlockingQueue<>();
+    private final ReentrantLock arrivalLock = new ReentrantLock();
+    private final Condition arrival = arrivalLock.newCondition();
+    private final BackgroundLoop loop;
+    private volatile boolean stopped;
+
+    OutcomeWriter(InstanceRepository instances, InFlightSteps inFlight, NodeLifecycle lifecycle, EngineEvents events,
+            EngineSettings settings) {
+        this.instances = instances;
+        this.inFlight = inFlight;
+        this.lifecycle = lifecycle;
+        this.events = events;
+        this.retryTimeout = settings.outcomeRetryTimeout();
+        this.lease = settings.leaseTtl();
+        this.maxBackoff = settings.maxRetryBackoff();
+        this.batchWindowNanos = settings.batchWindow().toNanos();
+        this.gatherTarget = Math.min(MAX_BATCH, settings.queues().values().stream()
+                .mapToInt(QueueSettings::batchSize).max().orElse(MAX_BATCH));
+        this.loop = new BackgroundLoop(NAME, this::flushPending, lifecycle, events, maxBackoff);
+    }
+
+    void start() {
+        loop.start();
+    }
+
+    /** Writes everything still pending, then stops. */
+    void stop(Duration timeout) {
+        stopped = true;
+        loop.stop(timeout);
+        List<Pending> rest = new ArrayList<>();
+        handedOver.drainTo(rest);
+        if (!rest.isEmpty()) {
+            flush(rest);
+        }
+    }
+
+    /**
+     * Hands over one outcome; {@code whenWritten} is called on the writer's thread once it is committed, fenced off
+     * or abandoned, and must be quick. The step's thread does not wait: its work is done. After {@link #stop} (a
+     * step that outlived its node's shutdown) the outcome is discarded, {@code whenWritten} is called at once and
+     * the row is left to the reaper.
+     */
+    void submit(OutcomeWrite write, QueueWorker queue, Consumer<Written> whenWritten) {
+        Pending pending = new Pending(write, queue, whenWritten);
+        handedOver.add(pending);
+        if (stopped && handedOver.remove(pending)) {
+            whenWritten.accept(Written.DISCARDED);
+            return;
+        }
+        loop.wake();
+        // The writer gathering a batch only needs to look again once the batch may be complete.
+        if (inFlight.inUserCode() == 0 || handedOver.size() >= gatherTarget) {
+            signalArrival();
+        }
+    }
+
+    private Duration flushPending() {
+        if (handedOver.isEmpty()) {
+            return IDLE;
+        }
+        gatherWhileOthersRun();
+        List<Pending> batch = new ArrayList<>();
+        handedOver.drainTo(batch, MAX_BATCH);
+        if (!batch.isEmpty()) {
+            flush(batch);
+        }
+        return handedOver.isEmpty() ? IDLE : Duration.ZERO;
+    }
+
+    private void flush(List<Pending> batch) {
+        // The repository reports applied writes by instance id, so two claims of one instance (a reaped step that
+        // finished late and its re-run) must not share a statement: the stale one would be reported as applied.
+        List<Pending> round = new ArrayList<>();
+        List<Pending> later = new ArrayList<>();
+        Set<Long> ids = new HashSet<>();
+        for (Pending pending : batch) {
+            (ids.add(pending.write().id()) ? round : later).add(pending);
+        }
+        flushRound(round);
+        if (!later.isEmpty()) {
+            flush(later);
+        }
+    }
+
+    private void flushRound(List<Pending> batch) {
+        List<OutcomeWrite> writes = batch.stream().map(Pending::write).toList();
+        long deadline = System.nanoTime() + retryTimeout.toNanos();
+        boolean ambiguous = false;
+        for (int failures = 0; ; ) {
+            try {
+                InstanceRepository.AppliedOutcomes applied = instances.applyOutcomes(writes, lease, ambiguous);
+                events.outcomesFlushed();
+                lifecycle.databaseOk(NAME);
+                List<Written> results = new ArrayList<>(batch.size());
+                for (OutcomeWrite write : writes) {
+                    if (applied.applied().contains(write.id())) {
+                        ClaimedStep continued = applied.continued().get(write.id());
+                        results.add(new Written(StepEvent.Write.APPLIED, continued));
+                    } else {
+                        log.warn("Outcome {} of instance {} discarded: the claim's lease was lost (the row was reaped "
+                                + "and may run elsewhere)", write.kind(), write.id());
+                        results.add(new Written(StepEvent.Write.FENCED, null));
+                    }
+                }
+                complete(batch, results);
+                return;
+            } catch (RuntimeException e) {
+                failures++;
+                events.componentFailed(NAME, e);
+                if (DatabaseErrors.isTransient(e)) {
+                    if (DatabaseErrors.isUnreachable(e)) {
+                        lifecycle.databaseFailed(NAME, e);
+                    }
+                    // The failure may have struck after COMMIT was sent: the retry checks for that.
+                    ambiguous = true;
+                    if (System.nanoTime() - deadline > 0) {
+                        log.error("Gave up writing {} outcomes after {}: the database stayed unreachable; their rows "
+                                + "stay claimed until their leases expire and the reaper runs them again",
+                                batch.size(), retryTimeout, e);
+                        complete(batch, batch.stream()
+                                .map(pending -> new Written(StepEvent.Write.ABANDONED, null)).toList());
+                        return;
+                    }
+                    sleep(backoff(failures));
+                    continue;
+                }
+                if (batch.size() > 1) {
+                    // One write of the batch is unacceptable to the database: isolate it.
+                    batch.forEach(pending -> flush(List.of(pending)));
+                    return;
+                }
+                OutcomeWrite write = writes.get(0);
+                if (write.kind() == OutcomeWrite.Kind.FAIL) {
+                    log.error("Could not write outcome {} of instance {}; its row is left to the reaper",
+                            write.kind(), write.id(), e);
+                    complete(batch, List.of(new Written(StepEvent.Write.ABANDONED, null)));
+                    return;
+                }
+                // Pitfall 10: an outcome the database refuses fails the instance instead of looping through the
+                // reaper for ever.
+                log.error("The database refused outcome {} of instance {}; the instance fails instead", write.kind(),
+                        write.id(), e);
+                writes = List.of(OutcomeWrite.fail(write.claim(), StepRunner.describe(e)));
+            }
+        }
+    }
+
+    /**
+     * Frees the slots of every step whose work on its claim is over, per queue in one go, then tells each step what
+     * became of its outcome. Freeing first lets the queue's next pick claim all the slots of this flush at once.
+     */
+    private static void complete(List<Pending> batch, List<Written> results) {
+        Map<QueueWorker, Integer> freed = new HashMap<>();
+        for (int k = 0; k < batch.size(); k++) {
+            if (results.get(k).slotReleased()) {
+                freed.merge(batch.get(k).queue(), 1, Integer::sum);
+            }
+        }
+        freed.forEach(QueueWorker::slotsFreedByWriter);
+        for (int k = 0; k < batch.size(); k++) {
+            batch.get(k).whenWritten().accept(results.get(k));
+        }
+    }
+
+    /**
+     * Holds the pending outcomes back while other steps still run user code, for at most the batch window from now,
+     * so that their outcomes join this commit. Returns at once when nothing else runs.
+     */
+    private void gatherWhileOthersRun() {
+        if (batchWindowNanos <= 0) {
+            return;
+        }
+        long deadline = System.nanoTime() + batchWindowNanos;
+        arrivalLock.lock();
+        try {
+            long left;
+            while (inFlight.inUserCode() > 0 && handedOver.size() < gatherTarget && !stopped
+                    && (left = deadline - System.nanoTime()) > 0) {
+                arrival.awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            arrivalLock.unlock();
+        }
+    }
+
+    private void signalArrival() {
+        arrivalLock.lock();
+        try {
+            arrival.signal();
+        } finally {
+            arrivalLock.unlock();
+        }
+    }
+
+    private Duration backoff(int failures) {
+        return BackgroundLoop.backoff(FIRST_RETRY, failures, maxBackoff);
+    }
+
+    private static void sleep(Duration pause) {
+        LockSupport.parkNanos(pause.toNanos());
+    }
+}

@@ -1,0 +1,198 @@
+package dev.durable.runtime;
+
+import dev.durable.jdbc.ClaimedStep;
+import dev.durable.jdbc.InstanceRepository;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DuplicateKeyException;
+
+/**
+ * This node's work on one queue: a poller thread of its own (so a slow pick of one queue never delays another)
+ * and {@code concurrency} slots. A pick claims at most the free slots, so the node never takes more than it can
+ * run. The poller runs again at once when a slot frees or local work arrives, and otherwise every poll interval to
+ * find work inserted by other nodes.
+ */
+final class QueueWorker {
+
+    private static final Logger log = LoggerFactory.getLogger(QueueWorker.class);
+    private static final int PARTITION_RACE_RETRIES = 3;
+
+    private final String name;
+    private final QueueSettings settings;
+    private final Map<String, List<Integer>> machines;
+    private final InstanceRepository instances;
+    private final StepExecutor executor;
+    private final EngineEvents events;
+    private final String nodeId;
+    private final Duration lease;
+    private final Duration pollInterval;
+    private final long batchWindowNanos;
+    private final AtomicInteger free;
+    /** Steps of this queue whose outcomes are being written: their slots are about to free, together. */
+    private final AtomicInteger writing = new AtomicInteger();
+    private final BackgroundLoop loop;
+    private volatile boolean paused;
+    /** While slots are about to free, the pick waits for them until this time (System.nanoTime); 0 when not. */
+    private long gatherUntil;
+
+    QueueWorker(String name, QueueSettings settings, Map<String, List<Integer>> machines,
+            InstanceRepository instances, StepExecutor executor, EngineEvents events, NodeLifecycle lifecycle,
+            String nodeId, EngineSettings engine) {
+        this.name = name;
+        this.settings = settings;
+        this.machines = Map.copyOf(machines);
+        this.instances = instances;
+        this.executor = executor;
+        this.events = events;
+        this.nodeId = nodeId;
+        this.lease = engine.leaseTtl();
+        this.pollInterval = engine.pollInterval();
+        this.batchWindowNanos = engine.batchWindow().toNanos();
+        this.free = new AtomicInteger(settings.concurrency());
+        this.loop = new BackgroundLoop("durable-poller-" + name, this::pollOnce, lifecycle, events,
+                engine.maxRetryBackoff());
+    }
+
+    int concurrency() {
+        return settings.concurrency();
+    }
+
+    int inFlight() {
+        return settings.concurrency() - free.get();
+    }
+
+    boolean isPaused() {
+        return paused;
+    }
+
+    /** Whether this node polls the queue at all (it has slots and machines to run). */
+    boolean isActive() {
+        return settings.concurrency() > 0 && !machines.isEmpty();
+    }
+
+    void start() {
+        if (isActive()) {
+            loop.start();
+        }
+    }
+
+    /** Stops picking; running steps go on. */
+    void stopPolling(Duration timeout) {
+        loop.stop(timeout);
+    }
+
+    void pause() {
+        paused = true;
+        log.info("Queue {} paused on this node", name);
+    }
+
+    void resume() {
+        paused = false;
+        log.info("Queue {} resumed on this node", name);
+        loop.wake();
+    }
+
+    /** Local work arrived: poll now. */
+    void wake() {
+        loop.wake();
+    }
+
+    /** A step of this queue hands its outcome to the writer. */
+    void writingStarted() {
+        writing.incrementAndGet();
+    }
+
+    /** A step of this queue had its outcome written and goes on inline with the next step: its slot stays taken. */
+    void continuedInline() {
+        writing.decrementAndGet();
+    }
+
+    /**
+     * The outcome writer committed (or gave up on) the outcomes of {@code count} steps of this queue that end there:
+     * their slots are free again, all at once.
+     */
+    void slotsFreedByWriter(int count) {
+        writing.addAndGet(-count);
+        free.addAndGet(count);
+        loop.wake();
+    }
+
+    /** A step of this queue ended: its slot is free again. */
+    void slotFreed(boolean wasWriting) {
+        if (wasWriting) {
+            writing.decrementAndGet();
+        }
+        free.incrementAndGet();
+        loop.wake();
+    }
+
+    private Duration pollOnce() {
+        int available = free.get();
+        if (paused || available <= 0) {
+            return pollInterval;
+        }
+        int limit = Math.min(available, settings.batchSize());
+        Duration gathering = gatherFreeingSlots(limit);
+        if (gathering != null) {
+            return gathering;
+        }
+        List<ClaimedStep> claimed = pick(limit);
+        if (!claimed.isEmpty()) {
+            events.picked(name, claimed.size());
+            for (ClaimedStep step : claimed) {
+                free.decrementAndGet();
+                executor.execute(step, this);
+            }
+        }
+        // A full batch suggests more is waiting: pick again now. So does a partial batch holding partitioned rows:
+        // the pick takes one row per key, so the head of a hot key can fill the candidates and hide other keys;
+        // the next pick skips that key, now executing, and reaches them.
+        boolean partitioned = claimed.stream().anyMatch(step -> step.partitionKey() != null);
+        return claimed.size() == limit || (partitioned && free.get() > 0) ? Duration.ZERO : pollInterval;
+    }
+
+    /**
+     * When only part of a batch is free but more slots are about to free (their outcomes are being committed in one
+     * group), waits up to the batch window for them, so one pick claims them all instead of several small picks
+     * claiming a few each. Returns how long to pause, or null to pick now.
+     */
+    private Duration gatherFreeingSlots(int limit) {
+        if (limit >= settings.batchSize() || writing.get() == 0 || batchWindowNanos <= 0) {
+            gatherUntil = 0;
+            return null;
+        }
+        long now = System.nanoTime();
+        if (gatherUntil == 0) {
+            gatherUntil = now + batchWindowNanos;
+        }
+        long left = gatherUntil - now;
+        if (left <= 0) {
+            gatherUntil = 0;
+            return null;
+        }
+        return Duration.ofNanos(left);
+    }
+
+    private List<ClaimedStep> pick(int limit) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return instances.pick(name, machines, limit, nodeId, lease);
+            } catch (DuplicateKeyException e) {
+                // Another node claimed a row of the same partition key at the same moment; nothing was claimed.
+                if (attempt >= PARTITION_RACE_RETRIES) {
+                    log.debug("Pick of queue {} kept racing on partition keys; next poll retries", name);
+                    return List.of();
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "queue " + name;
+    }
+}

@@ -1,0 +1,198 @@
+package dev.durable.runtime;
+
+import dev.durable.jdbc.Claim;
+import dev.durable.jdbc.ClaimedStep;
+import dev.durable.jdbc.OutcomeWrite;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs claimed steps, one straight line each: a step thread runs the user's code ({@link StepRunner}) and hands the
+ * outcome to the {@link OutcomeWriter}, and is done; once the outcome is committed (or fenced off) the writer calls
+ * back, and the step ends: its slot frees (the writer frees a whole flush's slots at once).
+ *
+ * <p>With inline execution on, a {@code next} keeps the claim: once its commit is confirmed, the next step starts
+ * at once on the same claim, up to {@link #MAX_INLINE_STEPS} steps in a row, saving a pick per step. The guarantee
+ * is unchanged: every step's outcome commits before the next step starts.
+ *
+ * <p>It also enforces step timeouts (the thread is interrupted and the step takes the error path) and watches
+ * interrupted steps: one that has not ended {@code zombieGracePeriod} after its interrupt is a zombie, reported and
+ * counted; its slot stays taken and its claim stays held until it does end, so its instance never runs twice at
+ * once.
+ */
+final class StepExecutor {
+
+    /** The longest inline chain before the row goes back to its queue, so other work and other nodes get a turn. */
+    static final int MAX_INLINE_STEPS = 100;
+
+    private static final Logger log = LoggerFactory.getLogger(StepExecutor.class);
+
+    private final StepRunner runner;
+    private final OutcomeWriter writer;
+    private final InFlightSteps inFlight;
+    private final EngineEvents events;
+    private final Executor threads;
+    private final ScheduledExecutorService timer;
+    private final Duration zombieGracePeriod;
+    private final boolean inline;
+    private final BooleanSupplier draining;
+    private final Consumer<Claim> release;
+
+    StepExecutor(StepRunner runner, OutcomeWriter writer, InFlightSteps inFlight, EngineEvents events,
+            Executor threads, ScheduledExecutorService timer, EngineSettings settings, BooleanSupplier draining,
+            Consumer<Claim> release) {
+        this.runner = runner;
+        this.writer = writer;
+        this.inFlight = inFlight;
+        this.events = events;
+        this.threads = threads;
+        this.timer = timer;
+        this.zombieGracePeriod = settings.zombieGracePeriod();
+        this.inline = settings.inlineNextSteps();
+        this.draining = draining;
+        this.release = release;
+    }
+
+    /** Starts the claimed step on a step thread; the queue's slot for it is already taken. */
+    void execute(ClaimedStep claimed, QueueWorker queue) {
+        RunningStep running = new RunningStep(claimed, queue);
+        inFlight.add(running);
+        start(running, 0);
+    }
+
+    /** Interrupts a running step and starts watching it for zombiehood. */
+    void interrupt(RunningStep running, RunningStep.InterruptReason reason) {
+        ClaimedStep interrupted = running.claimed();
+        if (running.interrupt(reason)) {
+            log.info("Interrupting {}: {}", running, reason);
+            timer.schedule(() -> checkZombie(running, interrupted), zombieGracePeriod.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void start(RunningStep running, int inlineSteps) {
+        try {
+            threads.execute(() -> runStep(running, inlineSteps));
+        } catch (RejectedExecutionException e) {
+            // The node is stopping: hand the row back (a fresh claim; an inline one is ours alone to release).
+            log.warn("Could not start {}: {}", running, e.toString());
+            release.accept(running.claim());
+            end(running, false, false);
+        }
+    }
+
+    /** On a step thread: runs the current step and hands its outcome to the writer. */
+    private void runStep(RunningStep running, int inlineSteps) {
+        running.attach(Thread.currentThread());
+        ScheduledFuture<?> timeout = scheduleTimeout(running);
+        StepRunner.Decision decision;
+        try {
+            decision = runner.run(running);
+        } catch (Error error) {
+            // Not a business failure (SPEC §4): no outcome is written, like a crash. Leaving the in-flight set stops
+            // the heartbeat for this claim, so its lease expires and the reaper runs the step again.
+            cancel(timeout);
+            log.error("{} died of {}; treating it as a crash: its row is left to the reaper", running,
+                    error.toString(), error);
+            finished(running, null, OutcomeWriter.Written.DISCARDED);
+            end(running, false, false);
+            Thread.interrupted(); // detached: a late interrupt must not leak into what this thread does next
+            return;
+        }
+        cancel(timeout);
+        if (!running.beginWriting()) {
+            // Released at shutdown: the row is runnable again, the outcome is discarded.
+            finished(running, decision, OutcomeWriter.Written.DISCARDED);
+            end(running, false, false);
+            Thread.interrupted();
+            return;
+        }
+        Thread.interrupted(); // detached by beginWriting: no interrupt comes after this one is cleared
+        inFlight.startedWriting();
+        running.queue().writingStarted();
+        OutcomeWrite write = decision.write();
+        boolean keepClaim = inline && inlineSteps < MAX_INLINE_STEPS && write.kind() == OutcomeWrite.Kind.NEXT
+                && !running.isZombie() && !draining.getAsBoolean();
+        writer.submit(keepClaim ? write.keepingClaim() : write, running.queue(),
+                written -> written(running, decision, inlineSteps, written));
+    }
+
+    /** On the writer's thread: the outcome of the current step was committed, fenced off, abandoned or discarded. */
+    private void written(RunningStep running, StepRunner.Decision decision, int inlineSteps,
+            OutcomeWriter.Written written) {
+        finished(running, decision, written);
+        ClaimedStep next = written.continued();
+        if (next == null) {
+            end(running, true, written.slotReleased());
+            return;
+        }
+        if (draining.getAsBoolean()) {
+            // The node is stopping: hand the row back instead of starting another step on it.
+            release.accept(next.claim());
+            end(running, true, false);
+            return;
+        }
+        running.continueWith(next);
+        inFlight.continuedInline();
+        running.queue().continuedInline();
+        start(running, inlineSteps + 1);
+    }
+
+    private void finished(RunningStep running, StepRunner.@Nullable Decision decision,
+            OutcomeWriter.Written written) {
+        ClaimedStep claimed = running.claimed();
+        events.stepFinished(new StepEvent(claimed.id(), claimed.machine(), claimed.version(), claimed.step(),
+                claimed.queue(), claimed.leaseToken(), decision == null ? "crashed" : decision.outcome(),
+                written.write(), Duration.ofNanos(System.nanoTime() - running.startedNanos()),
+                decision == null ? null : decision.error()));
+    }
+
+    /** The step's work on its claim is over: it leaves the in-flight set and, unless the writer did, frees its slot. */
+    private void end(RunningStep running, boolean wasWriting, boolean slotReleased) {
+        running.end();
+        inFlight.remove(running, wasWriting);
+        if (running.isZombie()) {
+            log.warn("Zombie {} has ended", running);
+        }
+        if (!slotReleased) {
+            running.queue().slotFreed(wasWriting);
+        }
+    }
+
+    private @Nullable ScheduledFuture<?> scheduleTimeout(RunningStep running) {
+        Duration timeout = runner.timeoutOf(running.claimed());
+        if (timeout == null) {
+            return null;
+        }
+        return timer.schedule(() -> interrupt(running, RunningStep.InterruptReason.TIMEOUT), timeout.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    private static void cancel(@Nullable ScheduledFuture<?> timeout) {
+        if (timeout != null) {
+            timeout.cancel(false);
+        }
+    }
+
+    private void checkZombie(RunningStep running, ClaimedStep interrupted) {
+        RunningStep.Phase phase = running.phase();
+        if (running.claimed() == interrupted && (phase == RunningStep.Phase.RUNNING
+                || phase == RunningStep.Phase.RELEASED) && !running.isZombie()) {
+            running.markZombie();
+            log.error("ZOMBIE: {} was interrupted ({}) {} ago and has not ended; its slot stays taken until it does. "
+                    + "Step code must not ignore interruption.", running, running.interruptReason(),
+                    zombieGracePeriod);
+            ClaimedStep claimed = running.claimed();
+            events.zombieDetected(claimed.id(), claimed.machine(), claimed.step());
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package dev.durable.runtime;
+
+import dev.durable.Inbox;
+import dev.durable.Outcome;
+import dev.durable.Signal;
+import dev.durable.StepContext;
+import dev.durable.jdbc.Claim;
+import dev.durable.jdbc.ClaimedStep;
+import dev.durable.jdbc.OutcomeWrite;
+import dev.durable.jdbc.SignalRow;
+import dev.durable.json.JsonCodec;
+import dev.durable.json.JsonCodecException;
+import dev.durable.machine.ErrorHandler;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineRegistry;
+import dev.durable.machine.StepDefinition;
+import dev.durable.machine.StepFailureException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs the user's code for one claimed step and turns what it decided into a validated, serialized
+ * {@link OutcomeWrite}. No database access happens here.
+ *
+ * <p>The error path (SPEC §4.2): whatever keeps a step from producing a usable outcome (it throws, it times out,
+ * it returns {@code null} or an invalid outcome, its step is unknown, its state unreadable) goes to the machine's
+ * error handler, whose outcome is used instead; with no handler the instance fails with the error's description,
+ * and if the handler itself throws, the instance fails with both errors. An {@link Error} is not handled here: it
+ * propagates and the step is treated like a crash.
+ */
+final class StepRunner {
+
+    /** What a step decided, ready to write. */
+    record Decision(OutcomeWrite write, String outcome, @Nullable Throwable error) {
+    }
+
+    private static final int MAX_ERROR_LENGTH = 4000;
+
+    private final MachineRegistry machines;
+    private final JsonCodec codec;
+    private final @Nullable Duration defaultTimeout;
+
+    StepRunner(MachineRegistry machines, JsonCodec codec, @Nullable Duration defaultTimeout) {
+        this.machines = machines;
+        this.codec = codec;
+        this.defaultTimeout = defaultTimeout;
+    }
+
+    /** The timeout of the claimed step: the step's, else its machine's, else the engine's; null for none. */
+    @Nullable Duration timeoutOf(ClaimedStep claimed) {
+        MachineDefinition machine = machines.find(claimed.machine(), claimed.version()).orElse(null);
+        StepDefinition step = machine == null ? null : machine.step(claimed.step());
+        Duration own = machine == null || step == null ? null : machine.timeoutOf(step);
+        return own != null ? own : defaultTimeout;
+    }
+
+    Decision run(RunningStep running) {
+        ClaimedStep claimed = running.claimed();
+        MachineDefinition machine = machines.find(claimed.machine(), claimed.version())
+                .orElseThrow(() -> new IllegalStateException("Picked a row of unregistered machine "
+                        + claimed.machine() + " v" + claimed.version()));
+        StepContext context = new DefaultStepContext(claimed, inbox(claimed));
+        StepDefinition step = machine.step(claimed.step());
+
+        Object state = null;
+        boolean stateReadable = true;
+        Exception failure = null;
+        try {
+            state = claimed.stateJson() == null ? null : codec.read(claimed.stateJson(), machine.stateType());
+        } catch (JsonCodecException e) {
+            stateReadable = false;
+            failure = new StepFailureException.UnreadableState("The state of instance " + claimed.id() + " ("
+                    + machine.describe() + ", step '" + claimed.step() + "') cannot be read as "
+                    + machine.stateType().getTypeName() + "; the stored JSON is kept: " + e.getMessage(), e);
+        }
+        if (failure == null && step == null) {
+            failure = new StepFailureException.UnknownStep("Instance " + claimed.id() + " is at step '"
+                    + claimed.step() + "', which " + machine.describe() + " does not declare (steps: "
+                    + machine.steps().keySet() + ")");
+        }
+        if (failure == null) {
+            try {
+                Outcome outcome = step.function().apply(state, context);
+                failure = timeoutOf(running, step, null);
+                if (failure == null) {
+                    return encode(claimed, machine, outcome, stateReadable, null);
+                }
+            } catch (Exception e) {
+                Exception timeout = timeoutOf(running, step, e);
+                failure = timeout != null ? timeout : e;
+            }
+        }
+        return handleError(claimed, machine, state, stateReadable, context, failure);
+    }
+
+    /** A timeout failure if the step was interrupted for running too long, else null. */
+    private @Nullable Exception timeoutOf(RunningStep running, StepDefinition step, @Nullable Exception cause) {
+        if (running.interruptReason() != RunningStep.InterruptReason.TIMEOUT) {
+            return null;
+        }
+        String message = "Step '" + step.name() + "' of instance " + running.id() + " ran longer than its timeout of "
+                + timeoutOf(running.claimed()) + " and was interrupted";
+        return cause == null ? new StepFailureException.Timeout(message)
+                : new StepFailureException.Timeout(message, cause);
+    }
+
+    private Decision handleError(ClaimedStep claimed, MachineDefinition machine, @Nullable Object state,
+            boolean stateReadable, StepContext context, Exception failure) {
+        // An interrupt that ended the step must not also cut short its error handler.
+        Thread.interrupted();
+        ErrorHandler<Object> handler = machine.errorHandler();
+        if (handler == null) {
+            return new Decision(OutcomeWrite.fail(claimed.claim(), describe(failure)), "failed", failure);
+        }
+        try {
+            Outcome outcome = handler.onError(failure, state, context);
+            return encode(claimed, machine, outcome, stateReadable, failure);
+        } catch (Exception handlerError) {
+            String reason = describe(failure) + "; then the error handler failed: " + describe(handlerError);
+            return new Decision(OutcomeWrite.fail(claimed.claim(), reason), "failed", failure);
+        }
+    }
+
+    /**
+     * Checks {@code outcome} against the machine and serializes it.
+     *
+     * @throws StepFailureException.InvalidOutcome if it cannot be used
+     */
+    private Decision encode(ClaimedStep claimed, MachineDefinition machine, @Nullable Outcome outcome,
+            boolean stateReadable, @Nullable Exception failure) {
+        Claim claim = claimed.claim();
+        String where = "Step '" + claimed.step() + "' of " + machine.describe() + " (instance " + claimed.id() + ")";
+        if (outcome == null) {
+            throw new StepFailureException.InvalidOutcome(where + " returned null; it must return an Outcome");
+        }
+        List<Long> awaited = awaitedIds(claimed);
+        if (outcome instanceof Outcome.Next next) {
+            if (machine.step(next.step()) == null) {
+                throw new StepFailureException.InvalidOutcome(where + " returned next('" + next.step()
+                        + "'), a step " + machine.describe() + " does not declare (steps: " + machine.steps().keySet()
+                        + ")");
+            }
+            String state = stateJson(where, machine, next.state(), stateReadable);
+            return new Decision(OutcomeWrite.next(claim, next.step(), state, awaited), "next", failure);
+        }
+        if (outcome instanceof Outcome.Retry retry) {
+            String state = stateJson(where, machine, retry.state(), stateReadable);
+            String error = failure == null ? null : describe(failure);
+            return new Decision(OutcomeWrite.retry(claim, state, retry.delay().toMillis(), error), "retry", failure);
+        }
+        if (outcome instanceof Outcome.Await await) {
+            String state = stateJson(where, machine, await.state(), stateReadable);
+            return new Decision(OutcomeWrite.await(claim, await.signal(), state, awaited), "await", failure);
+        }
+        if (outcome instanceof Outcome.Done done) {
+            String result;
+            try {
+                result = codec.write(done.result());
+            } catch (JsonCodecException e) {
+                throw new StepFailureException.InvalidOutcome(where + " returned a result that cannot be "
+                        + "serialized: " + e.getMessage(), e);
+            }
+            return new Decision(OutcomeWrite.done(claim, result), "done", failure);
+        }
+        Outcome.Stop stop = (Outcome.Stop) outcome;
+        return new Decision(OutcomeWrite.fail(claim, clean(stop.reason())), "failed", failure);
+    }
+
+    /** The state's JSON, or null to keep the stored JSON (a null state when the stored one was unreadable). */
+    private @Nullable String stateJson(String where, MachineDefinition machine, @Nullable Object state,
+            boolean stateReadable) {
+        if (state == null && !stateReadable) {
+            return null;
+        }
+        if (!machine.acceptsState(state)) {
+            throw new StepFailureException.InvalidOutcome(where + " returned a state of type "
+                    + Objects.requireNonNull(state).getClass().getName() + ", but " + machine.describe()
+                    + " stores " + machine.stateType().getTypeName());
+        }
+        try {
+            return codec.write(state);
+        } catch (JsonCodecException e) {
+            throw new StepFailureException.InvalidOutcome(where + " returned a state that cannot be serialized: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private Inbox inbox(ClaimedStep claimed) {
+        if (claimed.inbox().isEmpty()) {
+            return Inbox.EMPTY;
+        }
+        List<Signal> all = claimed.inbox().stream().map(this::signal).toList();
+        List<Signal> awaited = claimed.awaits() == null ? List.of()
+                : all.stream().filter(signal -> signal.name().equals(claimed.awaits())).toList();
+        return new Inbox(awaited, all);
+    }
+
+    private static List<Long> awaitedIds(ClaimedStep claimed) {
+        if (claimed.awaits() == null) {
+            return List.of();
+        }
+        return claimed.inbox().stream()
+                .filter(signal -> signal.name().equals(claimed.awaits()))
+                .map(SignalRow::id)
+                .toList();
+    }
+
+    private Signal signal(SignalRow row) {
+        return new Signal(row.id(), row.name(), row.payloadJson(), row.dedupKey(), row.createdAt(), codec);
+    }
+
+    /** {@code class: message}, cleaned and bounded for last_error. */
+    static String describe(Throwable error) {
+        String message = error.getMessage();
+        return clean(error.getClass().getName() + (message == null ? "" : ": " + message));
+    }
+
+    /** PostgreSQL text cannot hold NUL; a reason is bounded so a huge message cannot bloat the row. */
+    private static String clean(String text) {
+        String cleaned = text.replace('\u0000', ' ');
+        return cleaned.length() <= MAX_ERROR_LENGTH ? cleaned : cleaned.substring(0, MAX_ERROR_LENGTH) + "...";
+    }
+}

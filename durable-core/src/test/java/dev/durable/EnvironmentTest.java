@@ -1,0 +1,31 @@
+package dev.durable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durable.testing.TestDatabase;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.TimeZone;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The test environment itself: tests run in a time zone far from UTC with a non-whole-hour offset, on the JVM and
+ * in the database session, so that a time bug (a JVM clock compared with the database's, a timestamp read without
+ * its zone) shows up as a failure instead of passing by luck.
+ */
+class EnvironmentTest {
+
+    @Test
+    void theJvmAndTheDatabaseSessionRunInANonUtcZone() {
+        assertThat(TimeZone.getDefault().getID()).isEqualTo("Pacific/Chatham");
+        assertThat(TestDatabase.jdbc().queryForObject("SHOW TimeZone", String.class)).isEqualTo("Pacific/Chatham");
+    }
+
+    @Test
+    void timestampsReadFromTheDatabaseAreTheRightInstant() {
+        Instant database = TestDatabase.jdbc().queryForObject("SELECT now()", OffsetDateTime.class).toInstant();
+
+        assertThat(Duration.between(database, Instant.now()).abs()).isLessThan(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,77 @@
+package dev.durable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * All SQL lives in the repository classes of {@code dev.durable.jdbc}, as text blocks with bound parameters; no
+ * value is ever concatenated into SQL. Checked on the main sources.
+ */
+class SqlHygieneTest {
+
+    private static final Path MAIN = Path.of("src/main/java/dev/durable");
+    private static final Pattern SQL = Pattern.compile(
+            "\\b(SELECT\\s+\\S|INSERT\\s+INTO|UPDATE\\s+\\S+\\s+SET|DELETE\\s+FROM|CREATE\\s+(TABLE|INDEX|SCHEMA))");
+    /** A string literal or text block end followed by concatenation, or concatenation followed by a literal. */
+    private static final Pattern CONCATENATION = Pattern.compile("(\"\\s*\\+)|(\\+\\s*\")");
+
+    @Test
+    void sqlAppearsOnlyInTheJdbcPackage() throws IOException {
+        List<String> offenders = new ArrayList<>();
+        for (Path file : javaFiles()) {
+            if (!file.startsWith(MAIN.resolve("jdbc")) && SQL.matcher(Files.readString(file)).find()) {
+                offenders.add(file.toString());
+            }
+        }
+        assertThat(offenders).isEmpty();
+    }
+
+    @Test
+    void sqlTextIsNeverBuiltByConcatenation() throws IOException {
+        List<String> offenders = new ArrayList<>();
+        for (Path file : javaFiles()) {
+            if (!file.startsWith(MAIN.resolve("jdbc"))) {
+                continue;
+            }
+            List<String> lines = Files.readAllLines(file);
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i);
+                if (SQL.matcher(line).find() && CONCATENATION.matcher(line).find()
+                        && !line.contains("CREATE SCHEMA IF NOT EXISTS \" + name")) {
+                    offenders.add(file.getFileName() + ":" + (i + 1) + ": " + line.strip());
+                }
+            }
+        }
+        // The one exception, an identifier: DurableSchema creates its schema by a name validated against
+        // [a-z_][a-z0-9_]* (identifiers cannot be bound as parameters).
+        assertThat(offenders).isEmpty();
+    }
+
+    @Test
+    void everyRepositoryStatementIsATextBlock() throws IOException {
+        for (String repository : List.of("InstanceRepository.java", "SignalRepository.java")) {
+            String source = Files.readString(MAIN.resolve("jdbc").resolve(repository));
+            long statements = Pattern.compile("static final String [A-Z_]+ = \"\"\"").matcher(source).results().count();
+            long oneLiners = Pattern.compile("static final String [A-Z_]+ = \"[^\"]").matcher(source).results()
+                    .filter(match -> SQL.matcher(source.substring(match.start(), source.indexOf(';', match.start())))
+                            .find())
+                    .count();
+            assertThat(statements).as(repository).isPositive();
+            assertThat(oneLiners).as(repository + ": SQL outside text blocks").isZero();
+        }
+    }
+
+    private static List<Path> javaFiles() throws IOException {
+        try (Stream<Path> files = Files.walk(MAIN)) {
+            return files.filter(file -> file.toString().endsWith(".java")).toList();
+        }
+    }
+}

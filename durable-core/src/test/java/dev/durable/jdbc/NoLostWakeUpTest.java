@@ -1,0 +1,153 @@
+package dev.durable.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.durable.SignalResult;
+import dev.durable.StartResult;
+import dev.durable.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * No lost wake-up (SPEC §5, pitfalls 1 and 2): a park (the {@code await} outcome) and a signal delivery racing
+ * for one instance. Both interleavings are forced: a third connection holds the row lock while the two queue up
+ * behind it in a chosen order (PostgreSQL grants a row lock to its waiters in arrival order), then lets go.
+ * Whichever goes second must see the first: the instance ends runnable with the signal in its inbox.
+ */
+class NoLostWakeUpTest {
+
+    private static final String SCHEMA = TestDatabase.SCHEMA;
+
+    private final DataSource dataSource = TestDatabase.dataSource();
+    private final InstanceRepository instances = new InstanceRepository(dataSource, DurableSchema.named(SCHEMA));
+    private final SignalRepository signals = new SignalRepository(dataSource, DurableSchema.named(SCHEMA));
+
+    /**
+     * One thread per blocked statement. Not the common pool: on a two-core machine it has a single worker, and the
+     * second statement would never reach the database while the first waits for the lock.
+     */
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    private ClaimedStep claimed;
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
+
+    @BeforeEach
+    void claimAnInstance() {
+        TestDatabase.clean();
+        List<StartResult> started = instances.insert(List.of(new NewInstance("parker", 1, "pay", "{}", "q",
+                (short) 0, null, 0, null, "{runnable,executing,awaiting_signal}")));
+        claimed = instances.pick("q", Map.of("parker", List.of(1)), 1, "node:1", Duration.ofMinutes(1)).get(0);
+        assertThat(claimed.id()).isEqualTo(started.get(0).id());
+    }
+
+    @Test
+    void deliveryQueuedBeforeThePark_theParkSeesTheSignalAndStaysRunnable() throws Exception {
+        try (Connection blocker = lockRow(claimed.id())) {
+            CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
+                    () -> signals.deliver(claimed.id(), "paid", "{\"amount\": 5}", null).result(), threads);
+            awaitLockWait("/* durable: deliver signal */");
+            CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> instances.applyOutcomes(
+                    List.of(OutcomeWrite.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
+            awaitLockWait("/* durable: await");
+
+            blocker.commit();
+
+            assertThat(delivery.get()).isEqualTo(new SignalResult(claimed.id(), SignalResult.Delivery.DELIVERED,
+                    false)); // the row was still executing: nothing to wake
+            assertThat(park.get()).containsExactly(claimed.id());
+        }
+        assertWokenWithTheSignal();
+    }
+
+    @Test
+    void parkQueuedBeforeTheDelivery_theDeliveryFindsItParkedAndWakesIt() throws Exception {
+        try (Connection blocker = lockRow(claimed.id())) {
+            CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> instances.applyOutcomes(
+                    List.of(OutcomeWrite.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
+            awaitLockWait("/* durable: await");
+            CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
+                    () -> signals.deliver(claimed.id(), "paid", "{\"amount\": 5}", null).result(), threads);
+            awaitLockWait("/* durable: deliver signal */");
+
+            blocker.commit();
+
+            assertThat(park.get()).containsExactly(claimed.id());
+            assertThat(delivery.get()).isEqualTo(new SignalResult(claimed.id(), SignalResult.Delivery.DELIVERED,
+                    true));
+        }
+        assertWokenWithTheSignal();
+    }
+
+    /** Pitfall 2: the re-check ignores the awaited signals the step was handed, so re-awaiting parks. */
+    @Test
+    void reAwaitingAfterSeeingTheAwaitedSignalParksInsteadOfSpinning() {
+        signals.deliver(claimed.id(), "paid", "{}", null);
+        // The step saw the signal as awaited (its id is handed back) and decides to wait for another one.
+        long seen = (Long) TestDatabase.signals(claimed.id()).get(0).get("id");
+        Set<Long> applied = instances.applyOutcomes(
+                List.of(OutcomeWrite.await(claimed.claim(), "paid", "{}", List.of(seen))), false).applied();
+
+        assertThat(applied).containsExactly(claimed.id());
+        assertThat(TestDatabase.row(claimed.id())).containsEntry("status", "awaiting_signal");
+    }
+
+    /** A signal that arrived before the await, not yet seen as awaited, wakes the instance at once. */
+    @Test
+    void aSignalThatArrivedBeforeTheAwaitWakesTheInstanceAtOnce() {
+        signals.deliver(claimed.id(), "paid", "{}", null);
+        instances.applyOutcomes(List.of(OutcomeWrite.await(claimed.claim(), "paid", "{}", List.of())), false);
+
+        assertThat(TestDatabase.row(claimed.id())).containsEntry("status", "runnable").containsEntry("awaits", "paid");
+    }
+
+    private void assertWokenWithTheSignal() {
+        Map<String, Object> row = TestDatabase.row(claimed.id());
+        assertThat(row).containsEntry("status", "runnable").containsEntry("awaits", "paid");
+        assertThat(TestDatabase.signals(claimed.id())).singleElement()
+                .satisfies(signal -> assertThat(signal).containsEntry("name", "paid"));
+        // The woken step is handed the signal as awaited.
+        ClaimedStep woken = instances.pick("q", Map.of("parker", List.of(1)), 1, "node:1", Duration.ofMinutes(1))
+                .get(0);
+        assertThat(woken.awaits()).isEqualTo("paid");
+        assertThat(woken.inbox()).singleElement().satisfies(signal -> {
+            assertThat(signal.name()).isEqualTo("paid");
+            assertThat(signal.payloadJson()).isEqualTo("{\"amount\": 5}");
+        });
+    }
+
+    /** A connection holding the instance's row lock in an open transaction. */
+    private Connection lockRow(long id) throws Exception {
+        Connection connection = dataSource.getConnection();
+        connection.setAutoCommit(false);
+        try (PreparedStatement lock = connection.prepareStatement(
+                "SELECT id FROM " + SCHEMA + ".durable_instance WHERE id = ? FOR NO KEY UPDATE")) {
+            lock.setLong(1, id);
+            lock.executeQuery().close();
+        }
+        return connection;
+    }
+
+    /** Waits until some backend running a statement containing {@code queryPart} waits for a lock. */
+    private static void awaitLockWait(String queryPart) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.jdbc().queryForObject("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock' AND position(? IN query) > 0
+                """, Long.class, queryPart) == 1);
+    }
+}

@@ -1,0 +1,180 @@
+package dev.durable.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durable.testing.TestDatabase;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.SqlArrayValue;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The plans of the hot-path statements on a table whose history (terminal rows) dwarfs its live rows: every
+ * statement reaches its rows through an index, never a scan of the table. Pitfalls 7 (one queue per pick, so the
+ * pick index keeps its order) and 11 (deletes driven by ids) are checked here.
+ *
+ * <p>The default suite uses 100,000 rows; {@code docs/PERFORMANCE.md} records the plans on a million, printed by
+ * {@code ./mvnw -pl durable-core test -Dtest=QueryPlanTest -Ddurable.plan.rows=1000000 -Ddurable.plan.print=true}.
+ */
+class QueryPlanTest {
+
+    private static final DurableSchema SCHEMA = DurableSchema.named(TestDatabase.SCHEMA);
+    private static final int ROWS = Integer.getInteger("durable.plan.rows", 100_000);
+    private static final boolean PRINT = Boolean.getBoolean("durable.plan.print");
+
+    private final NamedParameterJdbcTemplate jdbc = new NamedParameterJdbcTemplate(TestDatabase.dataSource());
+
+    /** ROWS rows over 5 queues: 1% runnable, 1% executing, the rest done; a signal for every 10th row. */
+    @BeforeAll
+    static void fillTheTable() {
+        TestDatabase.clean();
+        TestDatabase.jdbc().update("""
+                INSERT INTO durable_it.durable_instance
+                    (machine, machine_version, step, state, queue, status, eligible_at, partition_key,
+                     lease_owner, lease_token, lease_expires_at)
+                SELECT 'm', 1, 's', '{}', 'q' || (g % 5),
+                       (CASE g % 100 WHEN 0 THEN 'runnable' WHEN 1 THEN 'executing' ELSE 'done' END)
+                           ::durable_it.durable_status,
+                       now() - interval '1 minute',
+                       CASE WHEN g % 3 = 0 AND g % 100 <> 1 THEN 'key-' || (g % 1000) END,
+                       CASE WHEN g % 100 = 1 THEN 'node:1' END,
+                       CASE WHEN g % 100 = 1 THEN g END,
+                       CASE WHEN g % 100 = 1 THEN now() + interval '1 minute' END
+                FROM generate_series(1, ?) g
+                """, ROWS);
+        TestDatabase.jdbc().update("""
+                INSERT INTO durable_it.durable_signal (instance_id, name, payload)
+                SELECT id, 'sig', '{}' FROM durable_it.durable_instance WHERE id % 10 = 0
+                """);
+        TestDatabase.jdbc().execute("ANALYZE durable_it.durable_instance");
+        TestDatabase.jdbc().execute("ANALYZE durable_it.durable_signal");
+    }
+
+    @AfterAll
+    static void emptyTheTable() {
+        TestDatabase.clean();
+    }
+
+    /** Pitfall 7: the pick walks the partial pick index of its one queue, in order (no sort of candidates). */
+    @Test
+    void thePickWalksThePickIndexOfItsQueue() {
+        String plan = explain(InstanceRepository.PICK, new MapSqlParameterSource()
+                .addValue("queue", "q1")
+                .addValue("machine", new SqlArrayValue("text", "m"))
+                .addValue("version", new SqlArrayValue("int4", 1))
+                .addValue("limit", 50)
+                .addValue("owner", "node:2")
+                .addValue("leaseMs", 60_000));
+
+        assertThat(plan).contains("Index Scan using durable_instance_pick on durable_instance i")
+                .contains("Index Cond: ((queue = 'q1'::text) AND (eligible_at <= now()))")
+                .doesNotContain("Seq Scan");
+    }
+
+    @Test
+    void outcomesReachTheirRowsByPrimaryKeyAndConsumeSignalsThroughAnIndex() {
+        MapSqlParameterSource next = claims()
+                .addValue("step", new SqlArrayValue("text", "t", "t"))
+                .addValue("state", new SqlArrayValue("text", "{}", "{}"))
+                .addValue("consumedSignal", new SqlArrayValue("int8", 5L));
+        String plan = explain(InstanceRepository.APPLY_NEXT, next);
+
+        assertThat(plan).contains("Index Scan using durable_instance_pkey")
+                .containsAnyOf("Index Scan using durable_signal_pkey", "Index Scan using durable_signal_inbox")
+                .doesNotContain("Seq Scan");
+    }
+
+    @Test
+    void terminalOutcomesAndTheirInboxClearingUseIndexes() {
+        String update = explain(InstanceRepository.APPLY_TERMINAL, claims()
+                .addValue("status", new SqlArrayValue("text", "done", "failed"))
+                .addValue("result", new SqlArrayValue("text", "1", null))
+                .addValue("error", new SqlArrayValue("text", null, "x")));
+        // Pitfall 11: the ids are bound, so the delete finds its rows through the index on instance_id.
+        String delete = explain(InstanceRepository.CLEAR_INBOXES, new MapSqlParameterSource()
+                .addValue("id", new SqlArrayValue("int8", 1001L, 2001L)));
+
+        assertThat(update).contains("durable_instance_pkey").doesNotContain("Seq Scan");
+        assertThat(delete).containsAnyOf("durable_signal_dedup", "durable_signal_inbox").doesNotContain("Seq Scan");
+    }
+
+    @Test
+    void theParkLocksAndRechecksByIndex() {
+        String lock = explain(InstanceRepository.LOCK_FOR_AWAIT, new MapSqlParameterSource()
+                .addValue("id", new SqlArrayValue("int8", 1001L, 2001L)));
+        String park = explain(InstanceRepository.APPLY_AWAIT, claims()
+                .addValue("awaits", new SqlArrayValue("text", "sig", "sig"))
+                .addValue("state", new SqlArrayValue("text", "{}", "{}"))
+                .addValue("seenInstance", new SqlArrayValue("int8"))
+                .addValue("seenSignal", new SqlArrayValue("int8")));
+
+        assertThat(lock).contains("durable_instance_pkey").doesNotContain("Seq Scan");
+        assertThat(park).contains("durable_instance_pkey").containsAnyOf("durable_signal_inbox", "durable_signal_dedup")
+                .doesNotContain("Seq Scan on durable_instance").doesNotContain("Seq Scan on durable_signal");
+    }
+
+    @Test
+    void theHeartbeatFindsItsClaimsByPrimaryKey() {
+        String plan = explain(InstanceRepository.HEARTBEAT, claims().addValue("leaseMs", 60_000));
+
+        assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan on durable_instance");
+    }
+
+    @Test
+    void theReaperAndTheRestartReleaseWalkTheLeaseIndex() {
+        String reap = explain(InstanceRepository.REAP, new MapSqlParameterSource().addValue("limit", 1000));
+        String release = explain(InstanceRepository.RELEASE_EARLIER_STARTS, new MapSqlParameterSource()
+                .addValue("ownerPrefix", "node:")
+                .addValue("owner", "node:2")
+                .addValue("staleBeforeExpiryMs", 58_000));
+
+        assertThat(reap).contains("durable_instance_lease").doesNotContain("Seq Scan on durable_instance");
+        assertThat(release).contains("durable_instance_lease").doesNotContain("Seq Scan on durable_instance");
+    }
+
+    @Test
+    void aSignalDeliveryLocksItsInstanceByPrimaryKey() {
+        String plan = explain(SignalRepository.DELIVER, new MapSqlParameterSource()
+                .addValue("instanceId", 1001L)
+                .addValue("name", "sig")
+                .addValue("payload", "{}")
+                .addValue("dedupKey", "evt-1"));
+
+        assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan");
+    }
+
+    private static MapSqlParameterSource claims() {
+        return new MapSqlParameterSource()
+                .addValue("id", new SqlArrayValue("int8", 1001L, 2001L))
+                .addValue("token", new SqlArrayValue("int8", 1001L, 2001L));
+    }
+
+    private String explain(String statement, MapSqlParameterSource parameters) {
+        String sql = InstanceRepository.render(statement, SCHEMA);
+        List<Map<String, Object>> lines = jdbc.queryForList("EXPLAIN " + sql, parameters);
+        String plan = String.join("\n", lines.stream().map(line -> (String) line.get("QUERY PLAN")).toList());
+        if (PRINT) {
+            printAnalyzed(sql, parameters);
+        }
+        return plan;
+    }
+
+    /** EXPLAIN ANALYZE of the statement, in a transaction rolled back afterwards, printed for the docs. */
+    private void printAnalyzed(String sql, MapSqlParameterSource parameters) {
+        TransactionTemplate rollingBack = new TransactionTemplate(
+                new DataSourceTransactionManager(TestDatabase.dataSource()));
+        rollingBack.executeWithoutResult(status -> {
+            List<Map<String, Object>> lines = jdbc.queryForList("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql,
+                    parameters);
+            System.out.println("---- " + sql.lines().findFirst().orElse("").strip() + " on " + ROWS + " rows");
+            lines.forEach(line -> System.out.println(line.get("QUERY PLAN")));
+            status.setRollbackOnly();
+        });
+    }
+}

@@ -1,0 +1,94 @@
+package dev.durable.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.durable.testing.TestDatabase;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The schema ships in main resources as a Liquibase changelog and as plain SQL; both are tested here against a
+ * real PostgreSQL, in schemas other than {@code public}.
+ */
+class SchemaTest {
+
+    private final DataSource dataSource = TestDatabase.dataSource();
+    private final JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+
+    @Test
+    void theChangelogCreatesTheTablesInTheConfiguredSchemaWithItsOwnTrackingTables() {
+        DurableSchema schema = DurableSchema.named("durable_schema_test");
+        jdbc.execute("DROP SCHEMA IF EXISTS durable_schema_test CASCADE");
+
+        schema.migrate(dataSource);
+        schema.migrate(dataSource); // idempotent: a second start applies nothing
+
+        assertThat(schema.isInstalled(dataSource)).isTrue();
+        assertThat(jdbc.queryForList("SELECT table_name FROM information_schema.tables"
+                + " WHERE table_schema = 'durable_schema_test' ORDER BY table_name", String.class))
+                .containsExactly("durable_changelog", "durable_changelog_lock", "durable_instance", "durable_signal");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM durable_schema_test.durable_changelog", Long.class))
+                .isEqualTo(1);
+        assertThat(DurableSchema.named("durable_nowhere").isInstalled(dataSource)).isFalse();
+        jdbc.execute("DROP SCHEMA durable_schema_test CASCADE");
+    }
+
+    @Test
+    void thePlainSqlFileBuildsTheSameSchemaAsTheChangelog() throws IOException {
+        jdbc.execute("DROP SCHEMA IF EXISTS durable_plain CASCADE");
+        jdbc.execute("CREATE SCHEMA durable_plain");
+        String sql;
+        try (InputStream in = getClass().getResourceAsStream("/dev/durable/db/V1__durable_schema.sql")) {
+            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        // As a user of another migration tool would run it: with search_path set to the target schema.
+        jdbc.execute("SET search_path TO durable_plain; " + sql + "; SET search_path TO DEFAULT");
+
+        assertThat(describe("durable_plain")).isEqualTo(describe(TestDatabase.SCHEMA));
+        jdbc.execute("DROP SCHEMA durable_plain CASCADE");
+    }
+
+    @Test
+    void aSchemaNameMustBeAPlainLowerCaseIdentifier() {
+        assertThatThrownBy(() -> DurableSchema.named("Durable")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("Schema name 'Durable' is not a lower-case PostgreSQL identifier");
+        assertThatThrownBy(() -> DurableSchema.named("a; DROP TABLE b")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(DurableSchema.named("my_app_durable").qualify("{schema}.durable_instance"))
+                .isEqualTo("my_app_durable.durable_instance");
+    }
+
+    /** Columns (type, nullability, default, generation), indexes and constraints of durable's tables. */
+    private List<String> describe(String schema) {
+        List<String> description = new java.util.ArrayList<>(jdbc.queryForList("""
+                SELECT table_name || '.' || column_name || ' ' || udt_name || ' ' || is_nullable || ' '
+                       || coalesce(replace(column_default, ?, 'S.'), '') || ' '
+                       || coalesce(replace(generation_expression, ?, 'S.'), '')
+                FROM information_schema.columns
+                WHERE table_schema = ? AND table_name LIKE 'durable\\_%' AND table_name NOT LIKE 'durable\\_changelog%'
+                ORDER BY table_name, ordinal_position
+                """, String.class, schema + ".", schema + ".", schema));
+        description.addAll(jdbc.queryForList("""
+                SELECT indexname || ' ' || replace(indexdef, ?, 'S.') FROM pg_indexes
+                WHERE schemaname = ? AND tablename LIKE 'durable\\_%' AND tablename NOT LIKE 'durable\\_changelog%'
+                ORDER BY indexname
+                """, String.class, schema + ".", schema));
+        description.addAll(jdbc.queryForList("""
+                SELECT c.conname || ' ' || replace(pg_get_constraintdef(c.oid), ?, 'S.')
+                FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+                JOIN pg_class t ON t.oid = c.conrelid
+                WHERE n.nspname = ? AND t.relname IN ('durable_instance', 'durable_signal') ORDER BY c.conname
+                """, String.class, schema + ".", schema));
+        description.add(jdbc.queryForObject("""
+                SELECT string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder) FROM pg_enum e
+                JOIN pg_type t ON t.oid = e.enumtypid JOIN pg_namespace n ON n.oid = t.typnamespace
+                WHERE n.nspname = ? AND t.typname = 'durable_status'
+                """, String.class, schema));
+        return description;
+    }
+}

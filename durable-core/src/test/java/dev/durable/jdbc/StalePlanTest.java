@@ -1,0 +1,95 @@
+package dev.durable.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durable.testing.TestDatabase;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
+/**
+ * A table that grows from empty faster than its statistics follow (a fresh deployment hit by a burst before
+ * autovacuum's next analyze, or a server with autovacuum off). PostgreSQL caches a generic plan for a statement the
+ * driver prepares on the server, and keeps it until the table's statistics change; a plan made for an empty table
+ * joins the claimed rows back to the table by scanning it in a nested loop. Picks on a table that had since grown
+ * to 100,000 rows took seconds each. While the statistics say the table is small, the hot statements are planned
+ * at every execution instead; once they describe a sizeable table, plans made from them are safe to cache again.
+ */
+class StalePlanTest {
+
+    private static final int ROWS = 100_000;
+
+    private Connection connection;
+    private InstanceRepository instances;
+
+    @BeforeEach
+    void emptyTableWithFreshStatistics() throws Exception {
+        TestDatabase.clean();
+        TestDatabase.jdbc().execute("VACUUM ANALYZE " + TestDatabase.SCHEMA + ".durable_instance");
+        TestDatabase.jdbc().execute("VACUUM ANALYZE " + TestDatabase.SCHEMA + ".durable_signal");
+        // One connection, so that every pick below runs on the session that planned the earlier ones.
+        connection = TestDatabase.dataSource().getConnection();
+        instances = new InstanceRepository(new SingleConnectionDataSource(connection, true),
+                DurableSchema.named(TestDatabase.SCHEMA));
+    }
+
+    @AfterEach
+    void release() throws Exception {
+        connection.close();
+        TestDatabase.clean();
+    }
+
+    @Test
+    void aPickPlannedOnAnEmptyTableStaysFastAfterTheTableGrows() {
+        // Enough executions on one connection for the driver to prepare the statement on the server (5th) and for
+        // PostgreSQL to settle on a generic plan (after 5 custom ones).
+        for (int i = 0; i < 20; i++) {
+            assertThat(pick(50)).isEmpty();
+        }
+        assertThat(pickPreparedOnTheServer()).as("nothing cached while the statistics say the table is small")
+                .isFalse();
+        TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
+                + " (machine, machine_version, step, state, queue) SELECT 'm', 1, 's', '{}', 'q'"
+                + " FROM generate_series(1, ?)", ROWS);
+
+        long start = System.nanoTime();
+        List<ClaimedStep> picked = pick(50);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(picked).hasSize(50);
+        // Planned for the grown table it takes milliseconds; the empty table's plan took about 4 s here.
+        assertThat(took).isLessThan(Duration.ofMillis(500));
+    }
+
+    @Test
+    void onceTheStatisticsDescribeASizeableTableThePickIsPreparedOnTheServerAgain() {
+        TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
+                + " (machine, machine_version, step, state, queue) SELECT 'm', 1, 's', '{}', 'q'"
+                + " FROM generate_series(1, ?)", 2 * InstanceRepository.SMALL_TABLE_ROWS);
+        TestDatabase.jdbc().execute("ANALYZE " + TestDatabase.SCHEMA + ".durable_instance");
+
+        instances.refreshPlanning();
+        for (int i = 0; i < 6; i++) {
+            assertThat(pick(1)).hasSize(1);
+        }
+
+        assertThat(pickPreparedOnTheServer()).isTrue();
+    }
+
+    /** Whether this test's connection holds a server-side prepared pick (the driver prepares from the 5th use). */
+    private boolean pickPreparedOnTheServer() {
+        return Boolean.TRUE.equals(new org.springframework.jdbc.core.JdbcTemplate(
+                new SingleConnectionDataSource(connection, true)).queryForObject(
+                "SELECT count(*) > 0 FROM pg_prepared_statements WHERE statement LIKE '%durable: pick%'",
+                Boolean.class));
+    }
+
+    private List<ClaimedStep> pick(int limit) {
+        return instances.pick("q", Map.of("m", List.of(1)), limit, "node:1", Duration.ofMinutes(1));
+    }
+}

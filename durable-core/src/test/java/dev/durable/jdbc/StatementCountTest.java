@@ -1,0 +1,120 @@
+package dev.durable.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durable.testing.CountingDataSource;
+import dev.durable.testing.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The statement-count contract: the cost of the hot path in statements does not grow with the batch. A pick of
+ * 1 row and of 50 rows is one statement each; a signal delivery is one statement; a batch of next (or retry)
+ * outcomes is one statement without a transaction around it, and so is a batch of inline continuations; a batch
+ * of terminal outcomes is two statements in one transaction; a heartbeat for many claims is one statement.
+ */
+class StatementCountTest {
+
+    private final CountingDataSource counting = new CountingDataSource(TestDatabase.dataSource());
+    private final DurableSchema schema = DurableSchema.named(TestDatabase.SCHEMA);
+    private final InstanceRepository instances = new InstanceRepository(counting.dataSource(), schema);
+    private final SignalRepository signals = new SignalRepository(counting.dataSource(), schema);
+
+    @BeforeEach
+    void clean() {
+        TestDatabase.clean();
+    }
+
+    private void insert(int count) {
+        instances.insert(IntStream.range(0, count).mapToObj(i -> new NewInstance("m", 1, "s", "{}", "q", (short) 0,
+                null, 0, null, "{runnable,executing,awaiting_signal}")).toList());
+        counting.reset();
+    }
+
+    private List<ClaimedStep> pick(int limit) {
+        return instances.pick("q", Map.of("m", List.of(1)), limit, "node:1", Duration.ofMinutes(1));
+    }
+
+    @Test
+    void aPickCostsOneStatementWhetherItClaimsOneRowOrFifty() {
+        insert(51);
+
+        assertThat(pick(1)).hasSize(1);
+        List<String> pickOfOne = counting.statements();
+        counting.reset();
+        assertThat(pick(50)).hasSize(50);
+        List<String> pickOfFifty = counting.statements();
+
+        assertThat(pickOfOne).hasSize(1);
+        assertThat(pickOfFifty).hasSize(1);
+        assertThat(counting.commits()).isEmpty();
+    }
+
+    @Test
+    void aSignalDeliveryIsOneStatement() {
+        insert(1);
+
+        signals.deliver(1, "paid", "{}", "evt-1");
+
+        assertThat(counting.statements()).hasSize(1);
+    }
+
+    @Test
+    void aBatchOfFiftyNextOutcomesIsOneStatementWithoutATransaction() {
+        insert(50);
+        List<ClaimedStep> claimed = pick(50);
+        counting.reset();
+
+        var applied = instances.applyOutcomes(claimed.stream()
+                .map(step -> OutcomeWrite.next(step.claim(), "t", "{}", List.of())).toList(), false).applied();
+
+        assertThat(applied).hasSize(50);
+        assertThat(counting.statements()).hasSize(1);
+        assertThat(counting.commits()).isEmpty();
+    }
+
+    @Test
+    void aBatchOfFiftyInlineContinuationsIsOneStatementReturningTheNextSteps() {
+        insert(50);
+        List<ClaimedStep> claimed = pick(50);
+        counting.reset();
+
+        var result = instances.applyOutcomes(claimed.stream()
+                .map(step -> OutcomeWrite.next(step.claim(), "t", "{}", List.of()).keepingClaim()).toList(),
+                Duration.ofMinutes(1), false);
+
+        assertThat(result.applied()).hasSize(50);
+        assertThat(result.continued().values()).hasSize(50).allSatisfy(step -> assertThat(step.step()).isEqualTo("t"));
+        assertThat(counting.statements()).hasSize(1);
+        assertThat(counting.commits()).isEmpty();
+    }
+
+    @Test
+    void aBatchOfFiftyTerminalOutcomesIsTwoStatementsInOneTransaction() {
+        insert(50);
+        List<ClaimedStep> claimed = pick(50);
+        counting.reset();
+
+        var applied = instances.applyOutcomes(claimed.stream()
+                .map(step -> OutcomeWrite.done(step.claim(), "1")).toList(), false).applied();
+
+        assertThat(applied).hasSize(50);
+        assertThat(counting.statements()).hasSize(2);
+        assertThat(counting.commits()).hasSize(1);
+    }
+
+    @Test
+    void aHeartbeatForFiftyClaimsIsOneStatement() {
+        insert(50);
+        List<Claim> claims = pick(50).stream().map(ClaimedStep::claim).toList();
+        counting.reset();
+
+        assertThat(instances.heartbeat(claims, Duration.ofMinutes(1))).isEmpty();
+
+        assertThat(counting.statements()).hasSize(1);
+    }
+}

@@ -1,0 +1,88 @@
+package dev.durable.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durable.Outcome;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.testing.EngineFixture;
+import dev.durable.testing.TestDatabase;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Graceful shutdown (SPEC §6.6): finish what fits in the grace period, hand the rest back at once. */
+class GracefulShutdownTest {
+
+    record Task(String kind) {
+    }
+
+    @RegisterExtension
+    final EngineFixture engines = new EngineFixture();
+
+    @Test
+    void stoppingLetsShortStepsFinishAndReleasesTheRestAtOnceWithTheirAttemptUnchanged() throws Exception {
+        CountDownLatch bothRunning = new CountDownLatch(2);
+        CountDownLatch neverReleased = new CountDownLatch(1);
+        MachineDefinition machine = MachineDefinition.builder("shutdown", 1, Task.class)
+                .step("work", (state, ctx) -> {
+                    bothRunning.countDown();
+                    if (state.kind().equals("short")) {
+                        Thread.sleep(500); // fits in the 2 s grace period
+                        return Outcome.done("finished");
+                    }
+                    neverReleased.await(); // outlives the grace period; the interrupt at shutdown ends it
+                    return Outcome.done("too late");
+                })
+                .build();
+        DurableEngine engine = engines.start(machine);
+        long shortStep = engine.client().start("shutdown", new Task("short")).id();
+        long longStep = engine.client().start("shutdown", new Task("long")).id();
+        assertThat(bothRunning.await(10, TimeUnit.SECONDS)).isTrue();
+
+        long stopping = System.nanoTime();
+        engine.stop();
+        Duration took = Duration.ofNanos(System.nanoTime() - stopping);
+
+        assertThat(engine.state()).isEqualTo(NodeState.STOPPED);
+        assertThat(took).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(6));
+        assertThat(TestDatabase.row(shortStep)).containsEntry("status", "done").containsEntry("result",
+                "\"finished\"");
+        Map<String, Object> released = TestDatabase.row(longStep);
+        assertThat(released).containsEntry("status", "runnable").containsEntry("attempt", 0)
+                .containsEntry("lease_owner", null).containsEntry("lease_token", null)
+                .containsEntry("lease_expires_at", null);
+        assertThat(engine.stats().released()).isEqualTo(1);
+        assertThat(engine.stats().outcomesDiscarded()).isEqualTo(1);
+        assertThat(engine.stats().outcomesApplied()).isEqualTo(1);
+    }
+
+    @Test
+    void aStoppedNodesReleasedRowIsTakenAtOnceByAnotherNode() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        MachineDefinition machine = MachineDefinition.builder("handover", 1, Task.class)
+                .step("work", (state, ctx) -> {
+                    if (ctx.attempt() == 0 && TestDatabase.row(ctx.instanceId()).get("lease_owner").toString()
+                            .startsWith("leaving")) {
+                        started.countDown();
+                        new CountDownLatch(1).await();
+                    }
+                    return Outcome.done("finished by the other node");
+                })
+                .build();
+        DurableEngine leaving = engines.start("leaving", settings -> settings.shutdownGracePeriod(Duration.ZERO),
+                machine);
+        long id = leaving.client().start("handover", new Task("x")).id();
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        leaving.stop();
+
+        DurableEngine staying = engines.start("staying", settings -> settings, machine);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                .until(() -> TestDatabase.status(id).equals("done"));
+        // No lease had to expire: the row was released, not reaped.
+        assertThat(staying.stats().reaped()).isZero();
+        assertThat(TestDatabase.row(id)).containsEntry("attempt", 0);
+    }
+}
