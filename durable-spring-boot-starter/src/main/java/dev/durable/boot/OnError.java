@@ -1,0 +1,31 @@
+package dev.durable.boot;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Decides what happens when a step of the {@link DurableMachine} throws (or times out, or returns an invalid
+ * outcome, or its state cannot be read). The method returns an {@link dev.durable.Outcome} and takes, in any order
+ * and each at most once: the exception (any {@link Exception} type, or {@link Throwable}), the state (which is
+ * {@code null} when it could not be read), the {@link dev.durable.StepContext} and the {@link dev.durable.Inbox}.
+ *
+ * <p>A machine may declare several {@code @OnError} methods for different exception types: the one whose type is
+ * closest to the thrown exception is called. When none matches, or the machine declares none, the instance fails
+ * with the exception's description. Not called when a worker crashes: a crashed step simply runs again.
+ *
+ * <pre>{@code
+ * @OnError
+ * Outcome onError(Exception e, State s, StepContext ctx) {
+ *     return ctx.attempt() < 5 ? Outcome.retry(s, Duration.ofSeconds(1L << ctx.attempt()))
+ *                              : Outcome.stop(e.toString());
+ * }
+ * }</pre>
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface OnError {
+}

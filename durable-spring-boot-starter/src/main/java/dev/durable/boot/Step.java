@@ -1,0 +1,35 @@
+package dev.durable.boot;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * A step of a {@link DurableMachine}. The method returns an {@link dev.durable.Outcome} and takes, in any order
+ * and each at most once: the machine's state, the {@link dev.durable.StepContext} and the
+ * {@link dev.durable.Inbox}. It must be neither private nor static.
+ *
+ * <pre>{@code
+ * @Step(value = "reserve", initial = true, timeout = "10s")
+ * Outcome reserve(Order order, StepContext ctx) { ... }
+ * }</pre>
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface Step {
+
+    /** The step's name, stored in instance rows and named by {@code Outcome.next}; default: the method name. */
+    String value() default "";
+
+    /** Whether new instances start at this step; exactly one step is initial unless the machine has only one. */
+    boolean initial() default false;
+
+    /**
+     * How long this step may run before it is interrupted, e.g. {@code "10s"}; empty for the machine's
+     * {@link DurableMachine#stepTimeout()}.
+     */
+    String timeout() default "";
+}

@@ -1,0 +1,237 @@
+package dev.durable.boot.actuate;
+
+import dev.durable.DurableClient;
+import dev.durable.DurableInstance;
+import dev.durable.InstanceStatus;
+import dev.durable.QueueSummary;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.EngineStats;
+import dev.durable.runtime.NodeState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.dao.DataAccessException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The {@code durable} endpoint: what this node runs and how its queues stand.
+ *
+ * <ul>
+ *   <li>{@code GET /actuator/durable}: the node, the registered machines and, per queue, the instances by status
+ *       (all nodes), the age of the oldest runnable instance, expired leases not yet reaped, and this node's
+ *       concurrency, steps in flight and whether it paused the queue;</li>
+ *   <li>{@code GET /actuator/durable/{id}}: one instance, without its state and result unless
+ *       {@code management.endpoint.durable.show-values} allows them (they may hold personal data);</li>
+ *   <li>{@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: makes a failed instance runnable
+ *       again;</li>
+ *   <li>{@code POST /actuator/durable/queues/{queue}} with {@code {"action":"pause"}} or
+ *       {@code {"action":"resume"}}: stops or resumes picking from a queue on this node.</li>
+ * </ul>
+ *
+ * Write operations are off by default ({@code management.endpoint.durable.access=read-only}); set the access to
+ * {@code unrestricted} to allow them.
+ */
+@Endpoint(id = "durable", defaultAccess = Access.READ_ONLY)
+public class DurableEndpoint {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final DurableEngine engine;
+    private final Show showValues;
+    private final Set<String> roles;
+
+    /**
+     * @param showValues when an instance's state and result are shown
+     * @param roles      the roles that may see them when {@code showValues} is {@link Show#WHEN_AUTHORIZED}
+     */
+    public DurableEndpoint(DurableEngine engine, Show showValues, Collection<String> roles) {
+        this.engine = engine;
+        this.showValues = showValues;
+        this.roles = Set.copyOf(roles);
+    }
+
+    @ReadOperation
+    public DurableDescriptor durable() {
+        EngineStats stats = engine.stats();
+        NodeDescriptor node = new NodeDescriptor(engine.nodeId(), label(engine.state()),
+                engine.databaseError().map(e -> e.getClass().getName() + ": " + e.getMessage()).orElse(null),
+                engine.inFlight(), engine.zombies(), engine.hasTooManyZombies(), stats.reaperLastRun(),
+                stats.reaped());
+        List<MachineDescriptor> machines = engine.machines().all().stream().map(DurableEndpoint::describe).toList();
+        Map<String, QueueSummary> summaries = new TreeMap<>();
+        String summaryError = null;
+        try {
+            engine.client().summarize().forEach(summary -> summaries.put(summary.queue(), summary));
+        } catch (DataAccessException e) {
+            summaryError = e.getClass().getName() + ": " + e.getMessage();
+        }
+        Map<String, DurableEngine.QueueStatus> local = engine.queues();
+        Set<String> names = new TreeSet<>(local.keySet());
+        names.addAll(summaries.keySet());
+        Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
+        for (String name : names) {
+            queues.put(name, describe(summaries.get(name), local.get(name)));
+        }
+        return new DurableDescriptor(node, machines, queues, summaryError);
+    }
+
+    @ReadOperation
+    public @Nullable InstanceDescriptor instance(@Selector long id, SecurityContext securityContext) {
+        boolean showValues = this.showValues.isShown(securityContext, roles);
+        return engine.client().find(id).map(instance -> describe(instance, showValues)).orElse(null);
+    }
+
+    /** {@code {"action":"retry"}}: retries a failed instance; answers what became of it. */
+    @WriteOperation
+    public @Nullable RetryDescriptor retry(@Selector long id, String action) {
+        if (!"retry".equals(action)) {
+            throw new InvalidEndpointRequestException("Unknown action '" + action + "' for an instance; the only"
+                    + " action is 'retry'", "unknown action");
+        }
+        DurableClient client = engine.client();
+        boolean retried;
+        try {
+            retried = client.retryFailed(id);
+        } catch (IllegalStateException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), "unique key taken");
+        }
+        return client.find(id).map(instance -> new RetryDescriptor(id, retried, instance.status().label()))
+                .orElse(null);
+    }
+
+    /** {@code {"action":"pause"}} or {@code {"action":"resume"}}: pauses or resumes a queue on this node. */
+    @WriteOperation
+    public QueueDescriptor queue(@Selector String queues, @Selector String queue, String action) {
+        if (!"queues".equals(queues)) {
+            throw new InvalidEndpointRequestException("Unknown path segment '" + queues + "'; queues are at"
+                    + " /durable/queues/{queue}", "unknown path");
+        }
+        try {
+            switch (action) {
+                case "pause" -> engine.pause(queue);
+                case "resume" -> engine.resume(queue);
+                default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a queue;"
+                        + " actions are 'pause' and 'resume'", "unknown action");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), "unknown queue");
+        }
+        QueueSummary summary = null;
+        try {
+            summary = engine.client().summarize().stream().filter(s -> s.queue().equals(queue)).findFirst()
+                    .orElse(null);
+        } catch (DataAccessException e) {
+            // the pause or resume took effect; the counts are just not available now
+        }
+        return describe(summary, engine.queues().get(queue));
+    }
+
+    private static MachineDescriptor describe(MachineDefinition machine) {
+        return new MachineDescriptor(machine.name(), machine.version(), machine.queue(), machine.initialStep(),
+                List.copyOf(machine.steps().keySet()), machine.stateType().getTypeName(), machine.source());
+    }
+
+    private static QueueDescriptor describe(@Nullable QueueSummary summary,
+            DurableEngine.@Nullable QueueStatus local) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (InstanceStatus status : InstanceStatus.values()) {
+            counts.put(status.label(), summary == null ? 0L : summary.count(status));
+        }
+        return new QueueDescriptor(counts, summary == null ? null : summary.oldestRunnableAge(),
+                summary == null ? 0 : summary.expiredLeases(), local == null ? 0 : local.concurrency(),
+                local == null ? 0 : local.inFlight(), local != null && local.paused(),
+                local != null && local.active());
+    }
+
+    private static InstanceDescriptor describe(DurableInstance instance, boolean showValues) {
+        return new InstanceDescriptor(instance.id(), instance.machine(), instance.version(), instance.step(),
+                instance.status().label(), instance.queue(), instance.priority(), instance.partitionKey(),
+                instance.awaits(), instance.attempt(), instance.eligibleAt(), instance.lastError(),
+                instance.leaseOwner(), instance.leaseExpiresAt(), instance.uniqueKey(), instance.createdAt(),
+                instance.updatedAt(), showValues ? json(instance.stateJson()) : null,
+                showValues ? json(instance.resultJson()) : null);
+    }
+
+    private static @Nullable JsonNode json(@Nullable String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            return JSON.readTree(json);
+        } catch (JacksonException e) {
+            return JSON.getNodeFactory().stringNode(json);
+        }
+    }
+
+    private static String label(NodeState state) {
+        return state.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** What {@code GET /actuator/durable} answers. */
+    public record DurableDescriptor(NodeDescriptor node, List<MachineDescriptor> machines,
+            Map<String, QueueDescriptor> queues, @Nullable String queuesError) implements OperationResponseBody {
+    }
+
+    /**
+     * This node.
+     *
+     * @param databaseError  why the node is degraded, if it is
+     * @param reaperLastRun  when this node's reaper last completed a run
+     * @param reaped         expired claims this node's reaper returned to runnable since start
+     */
+    public record NodeDescriptor(String id, String state, @Nullable String databaseError, int inFlight, int zombies,
+            boolean tooManyZombies, @Nullable Instant reaperLastRun, long reaped) {
+    }
+
+    /** A registered machine version. */
+    public record MachineDescriptor(String name, int version, String queue, String initialStep, List<String> steps,
+            String stateType, String source) {
+    }
+
+    /**
+     * One queue.
+     *
+     * @param counts             instances per status, all nodes
+     * @param oldestRunnableAge  how long the oldest eligible runnable instance has waited; {@code null} if none
+     * @param expiredLeases      executing instances whose lease expired and that are not reaped yet
+     * @param concurrency        how many of the queue's steps this node runs at once (0 if it does not work it)
+     * @param inFlight           the queue's steps running on this node now
+     * @param paused             whether this node paused the queue
+     * @param polled             whether this node polls the queue (it has slots and machines on it)
+     */
+    public record QueueDescriptor(Map<String, Long> counts, @Nullable Duration oldestRunnableAge, long expiredLeases,
+            int concurrency, int inFlight, boolean paused, boolean polled) implements OperationResponseBody {
+    }
+
+    /** One instance; {@code state} and {@code result} are present only when shown. */
+    public record InstanceDescriptor(long id, String machine, int version, String step, String status, String queue,
+            short priority, @Nullable String partitionKey, @Nullable String awaits, int attempt, Instant eligibleAt,
+            @Nullable String lastError, @Nullable String leaseOwner, @Nullable Instant leaseExpiresAt,
+            @Nullable String uniqueKey, Instant createdAt, Instant updatedAt, @Nullable JsonNode state,
+            @Nullable JsonNode result) implements OperationResponseBody {
+    }
+
+    /** The answer to a retry. */
+    public record RetryDescriptor(long id, boolean retried, String status) implements OperationResponseBody {
+    }
+}

@@ -1,0 +1,46 @@
+package dev.durable.boot.actuate;
+
+import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.NodeState;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * The health of this node's engine, from what the engine knows (no query runs): {@code UP} while running,
+ * {@code DOWN} while the database cannot be reached (with the error) or when more steps than
+ * {@code durable.max-zombies} ignored their interrupt, {@code OUT_OF_SERVICE} while draining or stopped,
+ * {@code UNKNOWN} before it started.
+ */
+public class DurableHealthIndicator implements HealthIndicator {
+
+    private final DurableEngine engine;
+
+    public DurableHealthIndicator(DurableEngine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public Health health() {
+        NodeState state = engine.state();
+        Health.Builder health = switch (state) {
+            case RUNNING -> Health.up();
+            case STARTING -> Health.unknown();
+            case DEGRADED -> Health.down();
+            case DRAINING, STOPPED -> Health.outOfService();
+        };
+        health.withDetail("node", engine.nodeId())
+                .withDetail("state", state.name().toLowerCase(java.util.Locale.ROOT))
+                .withDetail("inFlight", engine.inFlight())
+                .withDetail("zombies", engine.zombies())
+                .withDetail("maxZombies", engine.settings().maxZombies());
+        if (state == NodeState.DEGRADED) {
+            engine.databaseError().ifPresent(error -> health.withDetail("error",
+                    error.getClass().getName() + ": " + error.getMessage()));
+        }
+        if (engine.hasTooManyZombies()) {
+            health.down().withDetail("reason", engine.zombies() + " steps ignored their interrupt and still run"
+                    + " (more than durable.max-zombies = " + engine.settings().maxZombies() + "); restart this node");
+        }
+        return health.build();
+    }
+}

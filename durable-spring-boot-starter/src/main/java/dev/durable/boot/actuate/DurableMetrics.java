@@ -1,0 +1,237 @@
+package dev.durable.boot.actuate;
+
+import dev.durable.InstanceStatus;
+import dev.durable.QueueSummary;
+import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.DurableListener;
+import dev.durable.runtime.EngineStats;
+import dev.durable.runtime.StepEvent;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's meters. Tags are low-cardinality: machine, step, outcome, queue, status; never an instance id.
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th></tr>
+ *   <tr><td>{@code durable.step.duration}</td><td>timer</td><td>machine, step, outcome (next, retry, await, done,
+ *       failed; or fenced, abandoned, discarded when the outcome was not written)</td></tr>
+ *   <tr><td>{@code durable.picks}</td><td>counter</td><td>queue</td></tr>
+ *   <tr><td>{@code durable.outcomes}</td><td>counter</td><td>write: applied, fenced (lease lost), abandoned,
+ *       discarded</td></tr>
+ *   <tr><td>{@code durable.reaped}, {@code durable.released}, {@code durable.leases.lost},
+ *       {@code durable.zombies.detected}, {@code durable.component.failures}</td><td>counters</td><td></td></tr>
+ *   <tr><td>{@code durable.signals}</td><td>counter</td><td>delivery: delivered, deduplicated, refused</td></tr>
+ *   <tr><td>{@code durable.steps.in.flight}, {@code durable.zombies}</td><td>gauges</td><td></td></tr>
+ *   <tr><td>{@code durable.queue.concurrency}, {@code durable.queue.in.flight}</td><td>gauges (this node)</td>
+ *       <td>queue</td></tr>
+ *   <tr><td>{@code durable.queue.depth}</td><td>gauge (database)</td><td>queue, status</td></tr>
+ *   <tr><td>{@code durable.queue.oldest.runnable.age}, {@code durable.queue.expired.leases}</td><td>gauges
+ *       (database)</td><td>queue</td></tr>
+ * </table>
+ *
+ * The database gauges come from {@code DurableClient.summarize()}, run in the background every
+ * {@code durable.metrics.queue-depth-refresh-interval} and cached; a scrape never queries the database.
+ */
+public final class DurableMetrics implements DurableListener, MeterBinder, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(DurableMetrics.class);
+
+    private final Supplier<DurableEngine> engine;
+    private final Duration refreshInterval;
+    private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
+    private final List<QueueGauges> queueGauges = new CopyOnWriteArrayList<>();
+    private final Map<PickMeter, Counter> pickCounters = new ConcurrentHashMap<>();
+    private final Map<StepMeter, Timer> stepTimers = new ConcurrentHashMap<>();
+    private @Nullable ScheduledExecutorService refresher;
+
+    /**
+     * @param engine          the engine, looked up when the meters are bound (the engine is built with these
+     *                        metrics as a listener, so it cannot be passed directly)
+     * @param refreshInterval how often the database gauges are refreshed
+     */
+    public DurableMetrics(Supplier<DurableEngine> engine, Duration refreshInterval) {
+        this.engine = engine;
+        this.refreshInterval = refreshInterval;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        DurableEngine engine = this.engine.get();
+        EngineStats stats = engine.stats();
+        counter(registry, "durable.reaped", "Expired claims returned to runnable by this node's reaper", stats,
+                EngineStats::reaped, Tags.empty());
+        counter(registry, "durable.released", "Unfinished claims released at shutdown", stats,
+                EngineStats::released, Tags.empty());
+        counter(registry, "durable.leases.lost", "Running steps whose lease the heartbeat found lost", stats,
+                EngineStats::leasesLost, Tags.empty());
+        counter(registry, "durable.zombies.detected", "Steps that did not end within the grace period after an"
+                + " interrupt", stats, EngineStats::zombiesDetected, Tags.empty());
+        counter(registry, "durable.component.failures", "Failures of the node's background components", stats,
+                EngineStats::componentFailures, Tags.empty());
+        String outcomes = "Step outcomes by what became of them in the database";
+        counter(registry, "durable.outcomes", outcomes, stats, EngineStats::outcomesApplied, Tags.of("write", "applied"));
+        counter(registry, "durable.outcomes", outcomes, stats, EngineStats::outcomesFenced, Tags.of("write", "fenced"));
+        counter(registry, "durable.outcomes", outcomes, stats, EngineStats::outcomesAbandoned,
+                Tags.of("write", "abandoned"));
+        counter(registry, "durable.outcomes", outcomes, stats, EngineStats::outcomesDiscarded,
+                Tags.of("write", "discarded"));
+        String signals = "Signals sent through this node, by what became of them";
+        counter(registry, "durable.signals", signals, stats, EngineStats::signalsDelivered,
+                Tags.of("delivery", "delivered"));
+        counter(registry, "durable.signals", signals, stats, EngineStats::signalsDeduplicated,
+                Tags.of("delivery", "deduplicated"));
+        counter(registry, "durable.signals", signals, stats, EngineStats::signalsRefused,
+                Tags.of("delivery", "refused"));
+        Gauge.builder("durable.steps.in.flight", engine, DurableEngine::inFlight)
+                .description("Steps running on this node").register(registry);
+        Gauge.builder("durable.zombies", engine, DurableEngine::zombies)
+                .description("Interrupted steps that have not ended").register(registry);
+        engine.queues().keySet().forEach(queue -> {
+            Gauge.builder("durable.queue.concurrency", engine, e -> localQueue(e, queue, true))
+                    .description("Steps of the queue this node runs at most at once").tag("queue", queue)
+                    .register(registry);
+            Gauge.builder("durable.queue.in.flight", engine, e -> localQueue(e, queue, false))
+                    .description("Steps of the queue running on this node").tag("queue", queue).register(registry);
+        });
+        queueGauges.add(new QueueGauges(registry));
+        registries.add(registry);
+        startRefreshing();
+    }
+
+    @Override
+    public void picked(String queue, int count) {
+        for (MeterRegistry registry : registries) {
+            pickCounters.computeIfAbsent(new PickMeter(registry, queue), key -> Counter.builder("durable.picks")
+                    .description("Instances claimed by this node's polls").tag("queue", queue).register(registry))
+                    .increment(count);
+        }
+    }
+
+    /** Called for every step, on the outcome writer's thread: the timer is looked up, built only the first time. */
+    @Override
+    public void stepFinished(StepEvent event) {
+        String outcome = event.write() == StepEvent.Write.APPLIED ? event.outcome()
+                : event.write().name().toLowerCase(Locale.ROOT);
+        for (MeterRegistry registry : registries) {
+            stepTimers.computeIfAbsent(new StepMeter(registry, event.machine(), event.step(), outcome),
+                    key -> Timer.builder("durable.step.duration")
+                            .description("Time from the start of a step to the end of its outcome's write")
+                            .tags("machine", key.machine(), "step", key.step(), "outcome", key.outcome())
+                            .register(registry))
+                    .record(event.duration());
+        }
+    }
+
+    private record PickMeter(MeterRegistry registry, String queue) {
+    }
+
+    private record StepMeter(MeterRegistry registry, String machine, String step, String outcome) {
+    }
+
+    /** Queries the queue summaries now and updates the database gauges. */
+    public void refresh() {
+        List<QueueSummary> summaries;
+        try {
+            summaries = engine.get().client().summarize();
+        } catch (RuntimeException e) {
+            log.debug("Could not refresh durable's queue gauges; keeping the last values: {}", e.toString());
+            return;
+        }
+        queueGauges.forEach(gauges -> gauges.update(summaries));
+    }
+
+    @Override
+    public synchronized void close() {
+        if (refresher != null) {
+            refresher.shutdownNow();
+            refresher = null;
+        }
+    }
+
+    private synchronized void startRefreshing() {
+        if (refresher != null) {
+            return;
+        }
+        refresher = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "durable-metrics");
+            thread.setDaemon(true);
+            return thread;
+        });
+        refresher.scheduleWithFixedDelay(this::refresh, 0, refreshInterval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static void counter(MeterRegistry registry, String name, String description, EngineStats stats,
+            ToDoubleFunction<EngineStats> count, Tags tags) {
+        FunctionCounter.builder(name, stats, count).description(description).tags(tags).register(registry);
+    }
+
+    private static double localQueue(DurableEngine engine, String queue, boolean concurrency) {
+        DurableEngine.QueueStatus status = engine.queues().get(queue);
+        if (status == null) {
+            return Double.NaN;
+        }
+        return concurrency ? status.concurrency() : status.inFlight();
+    }
+
+    /** The database gauges of one registry. */
+    private static final class QueueGauges {
+
+        private final MultiGauge depth;
+        private final MultiGauge oldestRunnableAge;
+        private final MultiGauge expiredLeases;
+
+        QueueGauges(MeterRegistry registry) {
+            depth = MultiGauge.builder("durable.queue.depth")
+                    .description("Instances per queue and status, all nodes").baseUnit("instances")
+                    .register(registry);
+            oldestRunnableAge = MultiGauge.builder("durable.queue.oldest.runnable.age")
+                    .description("How long the oldest eligible runnable instance of the queue has waited")
+                    .baseUnit("seconds").register(registry);
+            expiredLeases = MultiGauge.builder("durable.queue.expired.leases")
+                    .description("Executing instances whose lease expired and that are not reaped yet")
+                    .register(registry);
+        }
+
+        void update(List<QueueSummary> summaries) {
+            List<MultiGauge.Row<?>> depths = new ArrayList<>();
+            List<MultiGauge.Row<?>> ages = new ArrayList<>();
+            List<MultiGauge.Row<?>> expired = new ArrayList<>();
+            for (QueueSummary summary : summaries) {
+                for (InstanceStatus status : InstanceStatus.values()) {
+                    depths.add(MultiGauge.Row.of(Tags.of("queue", summary.queue(), "status", status.label()),
+                            summary.count(status)));
+                }
+                Duration age = summary.oldestRunnableAge();
+                ages.add(MultiGauge.Row.of(Tags.of("queue", summary.queue()),
+                        age == null ? 0.0 : age.toNanos() / 1e9));
+                expired.add(MultiGauge.Row.of(Tags.of("queue", summary.queue()), summary.expiredLeases()));
+            }
+            depth.register(depths, true);
+            oldestRunnableAge.register(ages, true);
+            expiredLeases.register(expired, true);
+        }
+    }
+}

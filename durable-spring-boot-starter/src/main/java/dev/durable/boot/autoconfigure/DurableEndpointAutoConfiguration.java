@@ -1,0 +1,41 @@
+package dev.durable.boot.autoconfigure;
+
+import dev.durable.boot.actuate.DurableEndpoint;
+import dev.durable.runtime.DurableEngine;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Auto-configuration of the {@code durable} actuator {@link DurableEndpoint endpoint}, when it is available
+ * (exposed, e.g. {@code management.endpoints.web.exposure.include=durable}, and its access is not {@code none}).
+ */
+@AutoConfiguration(after = DurableAutoConfiguration.class)
+@ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class, DurableEngine.class})
+@ConditionalOnBooleanProperty(name = "durable.enabled", matchIfMissing = true)
+public final class DurableEndpointAutoConfiguration {
+
+    DurableEndpointAutoConfiguration() {
+    }
+
+    // Nested, so its actuator condition is only read once the outer class has found the actuator.
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnAvailableEndpoint(DurableEndpoint.class)
+    @EnableConfigurationProperties(DurableEndpointProperties.class)
+    static class DurableEndpointConfiguration {
+
+        @Bean
+        @ConditionalOnBean(DurableEngine.class)
+        @ConditionalOnMissingBean
+        DurableEndpoint durableEndpoint(DurableEngine engine, DurableEndpointProperties properties) {
+            return new DurableEndpoint(engine, properties.getShowValues(), properties.getRoles());
+        }
+    }
+}

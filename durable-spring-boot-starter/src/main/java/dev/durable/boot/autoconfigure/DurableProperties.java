@@ -1,0 +1,247 @@
+package dev.durable.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Configuration of durable, under {@code durable.*}. Immutable. The defaults are those of
+ * {@link dev.durable.runtime.EngineSettings} and {@link dev.durable.runtime.QueueSettings} (a test holds them
+ * equal); values are checked by the engine's settings when the engine is built, and an invalid one fails the
+ * start naming its property.
+ */
+@ConfigurationProperties("durable")
+public final class DurableProperties {
+
+    /** Whether durable is enabled: the engine, client, metrics, health indicator and endpoint. */
+    private final boolean enabled;
+
+    /**
+     * This node's stable name, stored (with a per-start suffix) as the owner of the claims it runs. Letters,
+     * digits, '.', '_' and '-'. Default: the host name.
+     */
+    private final @Nullable String nodeName;
+
+    /** The PostgreSQL schema that holds durable's tables. */
+    private final String schema;
+
+    /**
+     * Whether to create or update durable's tables at startup by running its shipped Liquibase changelog. Turn
+     * off when the tables are managed by the application's own migrations.
+     */
+    private final boolean initializeSchema;
+
+    /** How long a claim on a running step lives without a heartbeat. */
+    private final Duration leaseTtl;
+
+    /** How often this node extends the leases of its running steps; at most a third of the lease TTL. */
+    private final Duration heartbeatInterval;
+
+    /**
+     * How often each queue looks for work inserted by other nodes. Starts and signals made through this node
+     * wake its queues at once.
+     */
+    private final Duration pollInterval;
+
+    /** How often expired leases (steps of crashed nodes) are returned to runnable. */
+    private final Duration reaperInterval;
+
+    /** The most expired claims one reaper statement returns. */
+    private final int reaperBatchSize;
+
+    /**
+     * How long a stopping node lets running steps finish before it interrupts them and releases their rows for
+     * other nodes.
+     */
+    private final Duration shutdownGracePeriod;
+
+    /**
+     * The queues this node works, by name. The 'default' queue is always configured; every queue a machine names
+     * must be configured.
+     */
+    private final Map<String, Queue> queues;
+
+    /** How long any step may run before it is interrupted; machines and steps may set their own. Default: none. */
+    private final @Nullable Duration stepTimeout;
+
+    /** How long an interrupted step may take to end before it counts as a zombie. */
+    private final Duration zombieGracePeriod;
+
+    /** How many zombie steps the node tolerates before its health is DOWN; 0 to never report zombies as DOWN. */
+    private final int maxZombies;
+
+    /**
+     * How long the outcome of a finished step is retried while the database cannot be reached, before the step
+     * is left to the reaper.
+     */
+    private final Duration outcomeRetryTimeout;
+
+    /** The longest pause between attempts of the node's background work while the database cannot be reached. */
+    private final Duration maxRetryBackoff;
+
+    /**
+     * How long an outcome's commit (or a pick) may be held back so that the outcomes of other steps still running
+     * join the same transaction (or pick). Never applies when nothing else runs; 0 turns it off.
+     */
+    private final Duration batchWindow;
+
+    /**
+     * Whether a step returning next runs the next step at once on the claim it already holds (its outcome still
+     * commits first), saving a pick per step of a chain.
+     */
+    private final boolean inlineNextSteps;
+
+    /** Metrics. */
+    private final Metrics metrics;
+
+    public DurableProperties(@DefaultValue("true") boolean enabled, @Nullable String nodeName,
+            @DefaultValue("public") String schema, @DefaultValue("true") boolean initializeSchema,
+            @DefaultValue("60s") Duration leaseTtl, @DefaultValue("20s") Duration heartbeatInterval,
+            @DefaultValue("1s") Duration pollInterval, @DefaultValue("30s") Duration reaperInterval,
+            @DefaultValue("1000") int reaperBatchSize, @DefaultValue("30s") Duration shutdownGracePeriod,
+            @Nullable Map<String, Queue> queues, @Nullable Duration stepTimeout,
+            @DefaultValue("10s") Duration zombieGracePeriod, @DefaultValue("10") int maxZombies,
+            @DefaultValue("30s") Duration outcomeRetryTimeout, @DefaultValue("5s") Duration maxRetryBackoff,
+            @DefaultValue("2ms") Duration batchWindow, @DefaultValue("false") boolean inlineNextSteps,
+            @DefaultValue Metrics metrics) {
+        this.enabled = enabled;
+        this.nodeName = nodeName;
+        this.schema = schema;
+        this.initializeSchema = initializeSchema;
+        this.leaseTtl = leaseTtl;
+        this.heartbeatInterval = heartbeatInterval;
+        this.pollInterval = pollInterval;
+        this.reaperInterval = reaperInterval;
+        this.reaperBatchSize = reaperBatchSize;
+        this.shutdownGracePeriod = shutdownGracePeriod;
+        this.queues = queues == null ? Map.of() : new TreeMap<>(queues);
+        this.stepTimeout = stepTimeout;
+        this.zombieGracePeriod = zombieGracePeriod;
+        this.maxZombies = maxZombies;
+        this.outcomeRetryTimeout = outcomeRetryTimeout;
+        this.maxRetryBackoff = maxRetryBackoff;
+        this.batchWindow = batchWindow;
+        this.inlineNextSteps = inlineNextSteps;
+        this.metrics = metrics;
+    }
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public @Nullable String getNodeName() {
+        return nodeName;
+    }
+
+    public String getSchema() {
+        return schema;
+    }
+
+    public boolean isInitializeSchema() {
+        return initializeSchema;
+    }
+
+    public Duration getLeaseTtl() {
+        return leaseTtl;
+    }
+
+    public Duration getHeartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    public Duration getPollInterval() {
+        return pollInterval;
+    }
+
+    public Duration getReaperInterval() {
+        return reaperInterval;
+    }
+
+    public int getReaperBatchSize() {
+        return reaperBatchSize;
+    }
+
+    public Duration getShutdownGracePeriod() {
+        return shutdownGracePeriod;
+    }
+
+    public Map<String, Queue> getQueues() {
+        return queues;
+    }
+
+    public @Nullable Duration getStepTimeout() {
+        return stepTimeout;
+    }
+
+    public Duration getZombieGracePeriod() {
+        return zombieGracePeriod;
+    }
+
+    public int getMaxZombies() {
+        return maxZombies;
+    }
+
+    public Duration getOutcomeRetryTimeout() {
+        return outcomeRetryTimeout;
+    }
+
+    public Duration getMaxRetryBackoff() {
+        return maxRetryBackoff;
+    }
+
+    public Duration getBatchWindow() {
+        return batchWindow;
+    }
+
+    public boolean isInlineNextSteps() {
+        return inlineNextSteps;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /** How this node works one queue. */
+    public static final class Queue {
+
+        /** How many of the queue's steps this node runs at once; 0 to run none here (other nodes do). */
+        private final int concurrency;
+
+        /** The most rows one poll claims; a poll never claims more than the free slots. */
+        private final int batchSize;
+
+        public Queue(@DefaultValue("10") int concurrency, @DefaultValue("50") int batchSize) {
+            this.concurrency = concurrency;
+            this.batchSize = batchSize;
+        }
+
+        public int getConcurrency() {
+            return concurrency;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+    }
+
+    /** Metrics of the engine. */
+    public static final class Metrics {
+
+        /**
+         * How often the queue depth gauges (instances per queue and status) are refreshed from the database; the
+         * query runs in the background, never on a scrape.
+         */
+        private final Duration queueDepthRefreshInterval;
+
+        public Metrics(@DefaultValue("15s") Duration queueDepthRefreshInterval) {
+            this.queueDepthRefreshInterval = queueDepthRefreshInterval;
+        }
+
+        public Duration getQueueDepthRefreshInterval() {
+            return queueDepthRefreshInterval;
+        }
+    }
+}

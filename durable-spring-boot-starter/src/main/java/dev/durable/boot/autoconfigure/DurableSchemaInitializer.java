@@ -1,0 +1,35 @@
+package dev.durable.boot.autoconfigure;
+
+import dev.durable.jdbc.DurableSchema;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Installs or updates durable's tables before the engine is built: runs the shipped Liquibase changelog
+ * ({@link DurableSchema#migrate(DataSource)}), which applies only what is missing. The engine's bean calls it with
+ * the schema of its final settings (after any {@code DurableCustomizer}), so the tables land where the engine looks.
+ */
+final class DurableSchemaInitializer {
+
+    private static final Logger log = LoggerFactory.getLogger(DurableSchemaInitializer.class);
+
+    private final DataSource dataSource;
+
+    DurableSchemaInitializer(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    void initialize(DurableSchema schema) {
+        if (!ClassUtils.isPresent("liquibase.command.CommandScope", DurableSchemaInitializer.class.getClassLoader())) {
+            throw new IllegalStateException("durable.initialize-schema is true but Liquibase is not on the classpath:"
+                    + " add org.liquibase:liquibase-core, or set durable.initialize-schema=false and create the"
+                    + " tables with your own migrations (the SQL ships as dev/durable/db/V1__durable_schema.sql)");
+        }
+        long started = System.nanoTime();
+        schema.migrate(dataSource);
+        log.debug("durable's schema '{}' is up to date ({} ms)", schema.name(),
+                (System.nanoTime() - started) / 1_000_000);
+    }
+}

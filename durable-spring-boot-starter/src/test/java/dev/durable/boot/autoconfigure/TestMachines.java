@@ -1,0 +1,165 @@
+package dev.durable.boot.autoconfigure;
+
+import dev.durable.Inbox;
+import dev.durable.Outcome;
+import dev.durable.StepContext;
+import dev.durable.boot.DurableMachine;
+import dev.durable.boot.OnError;
+import dev.durable.boot.Step;
+import java.util.Map;
+
+/** Machines for the auto-configuration tests, valid and invalid. */
+final class TestMachines {
+
+    private TestMachines() {
+    }
+
+    record Name(String value) {
+    }
+
+    @DurableMachine(name = "greeter")
+    static class Greeter {
+        @Step(value = "greet", initial = true)
+        Outcome greet(Name name, StepContext ctx) {
+            return Outcome.done(Map.of("greeting", "hello " + name.value()));
+        }
+    }
+
+    /** Proxied by Spring (CGLIB) for its @Transactional step. */
+    @DurableMachine(name = "transactional")
+    static class TransactionalMachine {
+        @Step("greet")
+        @org.springframework.transaction.annotation.Transactional
+        Outcome greet(Name name) {
+            boolean inTransaction = org.springframework.transaction.support.TransactionSynchronizationManager
+                    .isActualTransactionActive();
+            return Outcome.done(Map.of("inTransaction", inTransaction));
+        }
+    }
+
+    @DurableMachine(name = "greeter")
+    static class OtherGreeter {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "greeter", version = 2)
+    static class GreeterV2 {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done("v2");
+        }
+    }
+
+    @DurableMachine(name = "void-step")
+    static class VoidStep {
+        @Step("greet")
+        void greet(Name name) {
+        }
+    }
+
+    @DurableMachine(name = "two-states")
+    static class TwoStates {
+        @Step("greet")
+        Outcome greet(Name name, String other) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "disagreeing-states")
+    static class DisagreeingStates {
+        @Step(value = "first", initial = true)
+        Outcome first(Name name) {
+            return Outcome.next("second", name);
+        }
+
+        @Step("second")
+        Outcome second(String name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "twice")
+    static class StepTwice {
+        @Step(value = "greet", initial = true)
+        Outcome greet(Name name) {
+            return Outcome.done();
+        }
+
+        @Step("greet")
+        Outcome greetAgain(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "no-initial")
+    static class NoInitial {
+        @Step("a")
+        Outcome a(Name name) {
+            return Outcome.next("b", name);
+        }
+
+        @Step("b")
+        Outcome b(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "two-initial")
+    static class TwoInitial {
+        @Step(value = "a", initial = true)
+        Outcome a(Name name) {
+            return Outcome.next("b", name);
+        }
+
+        @Step(value = "b", initial = true)
+        Outcome b(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "mailer", queue = "mail")
+    static class Mailer {
+        @Step("send")
+        Outcome send(Name name, Inbox inbox) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "private-step")
+    static class PrivateStep {
+        @Step("greet")
+        @SuppressWarnings("unused")
+        private Outcome greet(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "error-in-step")
+    static class ExceptionInStep {
+        @Step("greet")
+        Outcome greet(Name name, Exception error) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "two-handlers")
+    static class TwoHandlersForOneType {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done();
+        }
+
+        @OnError
+        Outcome first(IllegalStateException e) {
+            return Outcome.stop("first");
+        }
+
+        @OnError
+        Outcome second(IllegalStateException e, Name name) {
+            return Outcome.stop("second");
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package dev.durable.boot.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.durable.DurableClient;
+import dev.durable.DurableInstance;
+import dev.durable.InstanceStatus;
+import dev.durable.boot.actuate.DurableEndpoint;
+import dev.durable.boot.autoconfigure.TestDatabase;
+import dev.durable.runtime.DurableEngine;
+import java.util.Set;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import tools.jackson.databind.JsonNode;
+
+/** An annotated machine driven through every outcome in a running web application, observed over HTTP. */
+class DurableApplicationTests extends IntegrationTest {
+
+    @Autowired
+    DurableClient durable;
+
+    @Autowired
+    DurableEngine engine;
+
+    @Value("${local.server.port}")
+    int port;
+
+    @Test
+    void annotatedMachineGoesThroughEveryOutcome() {
+        long done = durable.start(Workflow.class, new Workflow.State("ada", 0)).id();
+        long stopped = durable.start("workflow", new Workflow.State("stop-bob", 0)).id();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(done) && awaits(stopped));
+        // next (start -> count), retry twice (count), an exception handed to the closest @OnError (flaky), await
+        assertThat(Workflow.runs).containsSubsequence("ada:start:0", "ada:count:0", "ada:count:1", "ada:count:2",
+                "ada:flaky:0", "ada:flaky:1", "ada:wait:0");
+        assertThat(Workflow.handled).anySatisfy(error -> assertThat(error)
+                .isInstanceOf(Workflow.FlakyException.class).hasMessage("first try of ada fails"));
+
+        durable.signal(done, "go", null, "go-ada").orThrow();
+        durable.signal(stopped, "go", null).orThrow();
+        await().atMost(Duration.ofSeconds(20)).until(() -> terminal(done) && terminal(stopped));
+
+        DurableInstance ada = durable.find(done).orElseThrow();
+        assertThat(ada.status()).isEqualTo(InstanceStatus.DONE);
+        assertThat(ada.resultJson()).contains("\"greeting\": \"bye ada\"").contains("\"count\": 2");
+        DurableInstance bob = durable.find(stopped).orElseThrow();
+        assertThat(bob.status()).isEqualTo(InstanceStatus.FAILED);
+        assertThat(bob.lastError()).isEqualTo("asked to stop");
+    }
+
+    @Test
+    void actuatorEndpointShowsMachinesQueuesAndTheNode() throws Exception {
+        long parked = durable.start(Workflow.class, new Workflow.State("carl", 0)).id();
+        long finished = durable.start(Workflow.class, new Workflow.State("dora", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(parked) && awaits(finished));
+        durable.signal(finished, "go", null).orThrow();
+        await().atMost(Duration.ofSeconds(20)).until(() -> terminal(finished));
+        TestDatabase.jdbc().update("UPDATE " + TestDatabase.SCHEMA + ".durable_instance SET status = 'runnable',"
+                + " eligible_at = now() - interval '5 minutes' WHERE id = ?", parked);
+        // Nothing on this node works a queue named 'other': the row stays runnable and ages.
+        TestDatabase.jdbc().update("UPDATE " + TestDatabase.SCHEMA + ".durable_instance SET queue = 'other',"
+                + " awaits = NULL WHERE id = ?", parked);
+
+        Http.Response response = new Http(port).get("/actuator/durable");
+        assertThat(response.status()).isEqualTo(200);
+        JsonNode body = response.json();
+        assertThat(body.path("node").path("state").asString()).isEqualTo("running");
+        assertThat(body.path("node").path("id").asString()).startsWith("test-node:");
+        assertThat(body.path("machines").findValuesAsString("name")).contains("workflow", "blocker");
+        JsonNode workflow = machine(body, "workflow");
+        assertThat(workflow.path("version").asInt()).isEqualTo(1);
+        assertThat(workflow.path("queue").asString()).isEqualTo("default");
+        assertThat(workflow.path("initialStep").asString()).isEqualTo("start");
+        assertThat(workflow.path("steps").valueStream().map(JsonNode::asString))
+                .containsExactlyInAnyOrder("count", "finish", "flaky", "start", "wait");
+
+        JsonNode defaults = body.path("queues").path("default");
+        assertThat(defaults.path("counts").path("done").asLong()).isEqualTo(1);
+        assertThat(defaults.path("counts").has("awaiting_signal")).isTrue();
+        assertThat(defaults.path("concurrency").asInt()).isEqualTo(10);
+        assertThat(defaults.has("inFlight")).isTrue();
+        assertThat(defaults.path("paused").asBoolean()).isFalse();
+        assertThat(defaults.path("expiredLeases").asLong()).isZero();
+        JsonNode other = body.path("queues").path("other");
+        assertThat(other.path("counts").path("runnable").asLong()).isEqualTo(1);
+        assertThat(other.path("oldestRunnableAge").asString()).startsWith("PT5M").endsWith("S");
+        assertThat(other.path("concurrency").asInt()).isZero();
+        assertThat(body.path("queues").path("slow").path("concurrency").asInt()).isEqualTo(4);
+    }
+
+    @Test
+    void instanceIsReadByIdWithoutItsStateAndResult() throws Exception {
+        long id = durable.start(Workflow.class, new Workflow.State("erin", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(id));
+        Http http = new Http(port);
+
+        JsonNode instance = http.get("/actuator/durable/" + id).json();
+        assertThat(instance.path("id").asLong()).isEqualTo(id);
+        assertThat(instance.path("machine").asString()).isEqualTo("workflow");
+        assertThat(instance.path("step").asString()).isEqualTo("wait");
+        assertThat(instance.path("status").asString()).isEqualTo("awaiting_signal");
+        assertThat(instance.path("awaits").asString()).isEqualTo("go");
+        assertThat(instance.path("state").isMissingNode() || instance.path("state").isNull()).isTrue();
+        assertThat(instance.has("state")).isFalse();
+        assertThat(instance.toString()).doesNotContain("\"name\"");
+        assertThat(http.get("/actuator/durable/999999").status()).isEqualTo(404);
+
+        DurableEndpoint.InstanceDescriptor shown = new DurableEndpoint(engine, Show.ALWAYS, Set.of())
+                .instance(id, SecurityContext.NONE);
+        assertThat(shown).isNotNull();
+        assertThat(String.valueOf(shown.state())).contains("\"name\":\"erin\"");
+    }
+
+    @Test
+    void failedInstanceIsRetriedAndQueuesPausedThroughTheEndpoint() throws Exception {
+        long id = durable.start(Workflow.class, new Workflow.State("stop-fred", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(id));
+        durable.signal(id, "go", null).orThrow();
+        await().atMost(Duration.ofSeconds(20)).until(() -> terminal(id));
+        Http http = new Http(port);
+
+        JsonNode retried = http.post("/actuator/durable/" + id, "{\"action\":\"retry\"}").json();
+        assertThat(retried.path("retried").asBoolean()).isTrue();
+        await().atMost(Duration.ofSeconds(20)).until(() -> terminal(id));
+        assertThat(Workflow.runs.stream().filter(run -> run.equals("stop-fred:finish:0"))).hasSize(2);
+
+        JsonNode paused = http.post("/actuator/durable/queues/default", "{\"action\":\"pause\"}").json();
+        assertThat(paused.path("paused").asBoolean()).isTrue();
+        long waiting = durable.start(Workflow.class, new Workflow.State("gil", 0)).id();
+        assertThat(http.get("/actuator/durable").json().path("queues").path("default").path("paused").asBoolean())
+                .isTrue();
+        assertThat(TestDatabase.status(waiting)).isEqualTo("runnable");
+        JsonNode resumed = http.post("/actuator/durable/queues/default", "{\"action\":\"resume\"}").json();
+        assertThat(resumed.path("paused").asBoolean()).isFalse();
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(waiting));
+        assertThat(http.post("/actuator/durable/queues/nope", "{\"action\":\"pause\"}").status()).isEqualTo(400);
+    }
+
+    @Test
+    void healthIsUpWhileTheNodeRuns() throws Exception {
+        Http.Response response = new Http(port).get("/actuator/health");
+        JsonNode durableHealth = response.json().path("components").path("durable");
+        assertThat(durableHealth.path("status").asString()).isEqualTo("UP");
+        assertThat(durableHealth.path("details").path("state").asString()).isEqualTo("running");
+        assertThat(durableHealth.path("details").path("zombies").asInt()).isZero();
+        assertThat(durableHealth.path("details").path("maxZombies").asInt()).isEqualTo(10);
+    }
+
+    private static JsonNode machine(JsonNode body, String name) {
+        for (JsonNode machine : body.path("machines")) {
+            if (machine.path("name").asString().equals(name)) {
+                return machine;
+            }
+        }
+        throw new AssertionError("no machine " + name + " in " + body);
+    }
+
+    private boolean awaits(long id) {
+        return durable.find(id).map(instance -> instance.status() == InstanceStatus.AWAITING_SIGNAL).orElse(false);
+    }
+
+    private boolean terminal(long id) {
+        return durable.find(id).map(instance -> instance.status().isTerminal()).orElse(false);
+    }
+}

@@ -1,0 +1,126 @@
+package dev.durable.boot.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.durable.DurableClient;
+import dev.durable.SignalResult;
+import dev.durable.boot.autoconfigure.TestDatabase;
+import dev.durable.runtime.DurableEngine;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+
+/** The engine's meters exist with their tags and move with what the engine does. */
+class MetricsTests extends IntegrationTest {
+
+    @Autowired
+    DurableClient durable;
+
+    @Autowired
+    DurableEngine engine;
+
+    @Autowired
+    MeterRegistry registry;
+
+    @Value("${local.server.port}")
+    int port;
+
+    @Test
+    void stepDurationIsTimedByMachineStepAndOutcome() throws Exception {
+        long id = durable.start(Workflow.class, new Workflow.State("timed", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("awaiting_signal"));
+
+        assertThat(timer("workflow", "start", "next").count()).isPositive();
+        assertThat(timer("workflow", "count", "retry").count()).isGreaterThanOrEqualTo(2);
+        assertThat(timer("workflow", "flaky", "retry").count()).isPositive();
+        assertThat(timer("workflow", "wait", "await").count()).isPositive();
+        assertThat(timer("workflow", "start", "next").totalTime(TimeUnit.NANOSECONDS)).isPositive();
+        assertThat(registry.find("durable.step.duration").timers())
+                .allSatisfy(timer -> assertThat(timer.getId().getTags()).extracting("key")
+                        .containsExactlyInAnyOrder("machine", "step", "outcome"));
+        assertThat(registry.get("durable.picks").tag("queue", "default").counter().count()).isPositive();
+        assertThat(new Http(port).get("/actuator/metrics/durable.step.duration").json()
+                .path("availableTags").findValuesAsString("tag")).contains("machine", "step", "outcome");
+    }
+
+    @Test
+    void signalsAreCountedAsDeliveredDeduplicatedAndRefused() {
+        long id = durable.start(Workflow.class, new Workflow.State("signalled", 0)).id();
+        double delivered = signals("delivered");
+        double deduplicated = signals("deduplicated");
+        double refused = signals("refused");
+
+        assertThat(durable.signal(id, "note", null, "n-1").delivery()).isEqualTo(SignalResult.Delivery.DELIVERED);
+        assertThat(durable.signal(id, "note", null, "n-1").delivery())
+                .isEqualTo(SignalResult.Delivery.DEDUPLICATED);
+        assertThat(durable.signal(424242, "note", null).isRefused()).isTrue();
+
+        assertThat(signals("delivered")).isEqualTo(delivered + 1);
+        assertThat(signals("deduplicated")).isEqualTo(deduplicated + 1);
+        assertThat(signals("refused")).isEqualTo(refused + 1);
+    }
+
+    @Test
+    void reapedAndFencedOutcomesAreCounted() throws Exception {
+        double reaped = registry.get("durable.reaped").functionCounter().count();
+        double fenced = outcomes("fenced");
+        long id = durable.start(Blocker.class, "fence-me").id();
+        assertThat(Blocker.started(id).await(20, TimeUnit.SECONDS)).isTrue();
+
+        // The claim's lease runs out (as if this node had stalled) and the reaper takes the row back.
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            TestDatabase.jdbc().update("UPDATE " + TestDatabase.SCHEMA + ".durable_instance"
+                    + " SET lease_expires_at = now() - interval '1 second' WHERE id = ? AND status = 'executing'"
+                    + " AND attempt = 0", id);
+            return engine.reapNow() > 0;
+        });
+        Blocker.release(id).countDown();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> outcomes("fenced") > fenced);
+        assertThat(registry.get("durable.reaped").functionCounter().count()).isGreaterThan(reaped);
+        await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("done"));
+        assertThat(registry.find("durable.step.duration").tag("outcome", "fenced").timer()).isNotNull();
+    }
+
+    @Test
+    void queueDepthIsMeasuredByQueueAndStatus() {
+        long id = durable.start(Workflow.class, new Workflow.State("deep", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("awaiting_signal"));
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Gauge awaiting = registry.find("durable.queue.depth").tags("queue", "default", "status", "awaiting_signal")
+                    .gauge();
+            assertThat(awaiting).isNotNull();
+            assertThat(awaiting.value()).isEqualTo(1.0);
+        });
+        assertThat(registry.find("durable.queue.depth").tag("queue", "default").gauges())
+                .extracting(gauge -> gauge.getId().getTag("status"))
+                .contains("runnable", "executing", "awaiting_signal", "done", "failed");
+        assertThat(registry.find("durable.queue.oldest.runnable.age").tag("queue", "default").gauge()).isNotNull();
+        assertThat(registry.find("durable.queue.expired.leases").tag("queue", "default").gauge()).isNotNull();
+        assertThat(registry.get("durable.steps.in.flight").gauge().value()).isGreaterThanOrEqualTo(0);
+        assertThat(registry.get("durable.queue.concurrency").tag("queue", "slow").gauge().value()).isEqualTo(4);
+        assertThat(registry.get("durable.zombies").gauge().value()).isZero();
+    }
+
+    private Timer timer(String machine, String step, String outcome) {
+        return registry.get("durable.step.duration").tags("machine", machine, "step", step, "outcome", outcome)
+                .timer();
+    }
+
+    private double signals(String delivery) {
+        FunctionCounter counter = registry.get("durable.signals").tag("delivery", delivery).functionCounter();
+        return counter.count();
+    }
+
+    private double outcomes(String write) {
+        return registry.get("durable.outcomes").tag("write", write).functionCounter().count();
+    }
+}
