@@ -1,0 +1,35 @@
+package dev.durable.sample;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The sample's own settings, under {@code sample.*}.
+ *
+ * @param carrier  the simulated carrier
+ * @param retry    how the order workflow retries a failing step
+ * @param postgres the embedded PostgreSQL used when no {@code spring.datasource.url} is set
+ */
+@ConfigurationProperties("sample")
+public record SampleProperties(@DefaultValue Carrier carrier, @DefaultValue Retry retry,
+        @DefaultValue Postgres postgres) {
+
+    /** @param failureRate the share of shipments whose carrier call fails (0 to 1) */
+    public record Carrier(@DefaultValue("0.3") double failureRate) {
+    }
+
+    /**
+     * @param baseDelay   the delay before the first retry; doubled for each further attempt
+     * @param maxDelay    the longest delay between two attempts
+     * @param maxAttempts attempts after which the order fails
+     */
+    public record Retry(@DefaultValue("1s") Duration baseDelay, @DefaultValue("1m") Duration maxDelay,
+            @DefaultValue("8") int maxAttempts) {
+    }
+
+    /** @param dataDir where the embedded PostgreSQL keeps its data, across restarts */
+    public record Postgres(@DefaultValue(".data/postgres") Path dataDir) {
+    }
+}

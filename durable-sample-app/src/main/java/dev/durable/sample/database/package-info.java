@@ -1,0 +1,4 @@
+@NullMarked
+package dev.durable.sample.database;
+
+import org.jspecify.annotations.NullMarked;

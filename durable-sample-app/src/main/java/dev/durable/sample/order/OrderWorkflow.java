@@ -1,0 +1,78 @@
+package dev.durable.sample.order;
+
+import dev.durable.Outcome;
+import dev.durable.StepContext;
+import dev.durable.boot.DurableMachine;
+import dev.durable.boot.OnError;
+import dev.durable.boot.Step;
+import dev.durable.sample.SampleProperties;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The order workflow: {@code reserve} stock, {@code await-payment} until the payment webhook signals, {@code ship}
+ * through a flaky carrier, done. Each step's new state is committed before the next runs, so an order survives any
+ * crash of the application; failing steps are retried with exponential backoff by {@link #onError}.
+ */
+@DurableMachine(name = "order", version = 1, queue = "orders", stepTimeout = "30s")
+public class OrderWorkflow {
+
+    /** The signal the payment webhook sends. */
+    public static final String PAYMENT = "payment";
+
+    private static final Logger log = LoggerFactory.getLogger(OrderWorkflow.class);
+
+    private final Warehouse warehouse;
+    private final Carrier carrier;
+    private final SampleProperties.Retry retry;
+
+    OrderWorkflow(Warehouse warehouse, Carrier carrier, SampleProperties properties) {
+        this.warehouse = warehouse;
+        this.carrier = carrier;
+        this.retry = properties.retry();
+    }
+
+    @Step(value = "reserve", initial = true)
+    Outcome reserve(Order order, StepContext ctx) {
+        String reservation = warehouse.reserve(ctx.instanceId(), order.sku(), order.quantity());
+        return Outcome.next("await-payment", order.reserved(reservation));
+    }
+
+    @Step("await-payment")
+    Outcome awaitPayment(Order order, StepContext ctx) {
+        return ctx.awaited(PAYMENT).map(signal -> {
+            Payment payment = signal.payload(Payment.class);
+            if (payment == null || payment.amountCents() < order.amountCents()) {
+                return Outcome.stop("payment " + signal.dedupKey() + " does not cover the order");
+            }
+            return Outcome.next("ship", order.paid(payment.paymentId()));
+        }).orElseGet(() -> Outcome.await(PAYMENT, order));
+    }
+
+    @Step("ship")
+    Outcome ship(Order order, StepContext ctx) {
+        String tracking = carrier.ship(ctx.instanceId(), order);
+        return Outcome.done(new Shipment(tracking, String.valueOf(order.reservation()),
+                String.valueOf(order.paymentId())));
+    }
+
+    /** Any failing step is retried with exponential backoff, until {@code sample.retry.max-attempts}. */
+    @OnError
+    Outcome onError(Exception error, @Nullable Order order, StepContext ctx) {
+        int attempt = ctx.attempt();
+        if (attempt + 1 >= retry.maxAttempts()) {
+            return Outcome.stop("gave up on step " + ctx.step() + " after " + (attempt + 1) + " attempts: " + error);
+        }
+        Duration delay = backoff(attempt);
+        log.info("Order {} step {} failed on attempt {} ({}); retrying in {}", ctx.instanceId(), ctx.step(), attempt,
+                error.getMessage(), delay);
+        return Outcome.retry(order, delay);
+    }
+
+    private Duration backoff(int attempt) {
+        Duration delay = retry.baseDelay().multipliedBy(1L << Math.min(attempt, 20));
+        return delay.compareTo(retry.maxDelay()) > 0 ? retry.maxDelay() : delay;
+    }
+}

@@ -1,0 +1,19 @@
+package dev.durable.sample.order;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.stereotype.Component;
+
+/**
+ * A simulated warehouse. Reserving is idempotent per order, as a step's side effects must be: a step that re-runs
+ * after a crash reserves nothing twice.
+ */
+@Component
+public class Warehouse {
+
+    private final Map<Long, String> reservations = new ConcurrentHashMap<>();
+
+    String reserve(long orderId, String sku, int quantity) {
+        return reservations.computeIfAbsent(orderId, id -> "RES-" + id + "-" + sku + "x" + quantity);
+    }
+}

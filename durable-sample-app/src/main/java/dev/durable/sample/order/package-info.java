@@ -1,0 +1,4 @@
+@NullMarked
+package dev.durable.sample.order;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.durable.sample.web;
+
+import org.jspecify.annotations.NullMarked;

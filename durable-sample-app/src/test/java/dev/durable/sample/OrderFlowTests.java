@@ -1,0 +1,83 @@
+package dev.durable.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.durable.runtime.DurableEngine;
+import dev.durable.test.postgres.TestPostgres;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+
+/** The sample's order workflow through its REST API, on the tests' PostgreSQL, with a very flaky carrier. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "durable.schema=durable_sample",
+        "durable.poll-interval=200ms",
+        "sample.carrier.failure-rate=0.5",
+        "sample.retry.base-delay=10ms",
+        "sample.retry.max-attempts=30"})
+class OrderFlowTests {
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        TestPostgres postgres = TestPostgres.get();
+        postgres.dropSchema("durable_sample"); // the app's schema initializer creates it afresh
+        registry.add("spring.datasource.url", postgres::jdbcUrl);
+        registry.add("spring.datasource.username", postgres::username);
+        registry.add("spring.datasource.password", postgres::password);
+    }
+
+    @Value("${local.server.port}")
+    int port;
+
+    @Autowired
+    DurableEngine engine;
+
+    @Test
+    void placedOrderWaitsForItsPaymentThenShipsAndCompletes() throws Exception {
+        SampleHttp http = new SampleHttp(port);
+        long id = http.placeOrder(7);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> http.status(id).equals("awaiting_signal"));
+        JsonNode waiting = http.order(id).json();
+        assertThat(waiting.path("step").asString()).isEqualTo("await-payment");
+        assertThat(waiting.path("order").path("reservation").asString()).isEqualTo("RES-" + id + "-SKU-42x2");
+
+        // Held, so the webhook's redelivery arrives while the payment is still in the order's inbox.
+        engine.pause("orders");
+        SampleHttp.Response paid = http.pay(id, "evt-" + id);
+        assertThat(paid.status()).isEqualTo(202);
+        assertThat(paid.json().path("delivery").asString()).isEqualTo("delivered");
+        assertThat(paid.json().path("wokeOrder").asBoolean()).isTrue();
+        assertThat(http.pay(id, "evt-" + id).json().path("delivery").asString()).isEqualTo("deduplicated");
+        engine.resume("orders");
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> http.status(id).equals("done"));
+        JsonNode done = http.order(id).json();
+        assertThat(done.path("result").path("tracking").asString()).isEqualTo("TRK-" + id + "-7");
+        assertThat(done.path("result").path("paymentId").asString()).isEqualTo("PAY-" + id);
+        assertThat(http.pay(id, "evt-late").status()).isEqualTo(409);
+        assertThat(http.pay(987654321, "evt-x").status()).isEqualTo(404);
+    }
+
+    @Test
+    void loadGeneratorStartsManyOrdersInOneCall() throws Exception {
+        SampleHttp http = new SampleHttp(port);
+        SampleHttp.Response load = http.post("/load?orders=25", "");
+        assertThat(load.status()).isEqualTo(200);
+        assertThat(load.json().path("started").asInt()).isEqualTo(25);
+        long last = load.json().path("lastId").asLong();
+        await().atMost(Duration.ofSeconds(30)).until(() -> http.status(last).equals("awaiting_signal"));
+
+        JsonNode durable = http.get("/actuator/durable").json();
+        assertThat(durable.path("queues").path("orders").path("counts").path("awaiting_signal").asLong())
+                .isGreaterThanOrEqualTo(1);
+        assertThat(http.get("/actuator/health").json().path("components").path("durable").path("status")
+                .asString()).isEqualTo("UP");
+    }
+}
