@@ -1,0 +1,138 @@
+package dev.durable.chaos;
+
+import java.lang.reflect.RecordComponent;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What one chaos run does: how many nodes and instances, how long the chaos lasts, how many faults of each kind,
+ * and the nodes' timings. Two presets: {@link #shortRun(Path)} (about two minutes, in the default test suite) and
+ * {@link #longRun(Path)} (25 minutes of chaos, by hand); every value can be overridden with {@code key=value}
+ * arguments (see {@link #with(Map)}).
+ *
+ * @param insertWindow   instances are inserted in {@code waves} spread over this part of the chaos window, and the
+ *                       faults are spread over it too, so that they land on work in progress
+ * @param pgRestarts     clean restarts of PostgreSQL ({@code pg_ctl stop -m fast}, then start)
+ * @param pgCrashes      crashes of PostgreSQL (postmaster killed with SIGQUIT, then started: crash recovery)
+ * @param pgDowntime     how long PostgreSQL stays down when restarted or crashed (at most; each outage is random
+ *                       between half of it and all of it; past {@code outcomeRetry} finished steps give up their
+ *                       outcomes to the reaper)
+ * @param pauseExtra     how much longer than the lease a SIGSTOP lasts
+ * @param inlineNodes    how many of the nodes run a {@code next} step inline on the same claim
+ *                       ({@code inlineNextSteps}); the others go back through the queue
+ * @param longStepPermille how many step executions in a thousand take {@code longStepMillis} instead (longer than
+ *                       the shutdown grace period, so a SIGTERM has unfinished claims to release)
+ * @param quiescence     how long, after the chaos, the run may take to finish every instance
+ */
+public record ChaosConfig(
+        Path workDir,
+        long seed,
+        int nodes,
+        int instances,
+        int waves,
+        int partitionKeys,
+        Duration chaosWindow,
+        Duration insertWindow,
+        int kills,
+        int pauses,
+        int pgRestarts,
+        int pgCrashes,
+        int sigterms,
+        Duration pgDowntime,
+        Duration pauseExtra,
+        Duration quiescence,
+        int concurrency,
+        Duration lease,
+        Duration heartbeat,
+        Duration poll,
+        Duration reaper,
+        Duration grace,
+        Duration outcomeRetry,
+        int minPauseMillis,
+        int maxPauseMillis,
+        int longStepPermille,
+        int longStepMillis,
+        int inlineNodes) {
+
+    /** About two minutes on a slow two-core machine: 3 nodes, 6 kills, 1 pause past the lease, 1 restart each. */
+    public static ChaosConfig shortRun(Path workDir) {
+        return new ChaosConfig(workDir, System.currentTimeMillis(), 3, 4000, 12, 24, Duration.ofSeconds(75),
+                Duration.ofSeconds(55), 6, 1, 1, 0, 1, Duration.ofSeconds(9), Duration.ofSeconds(3),
+                Duration.ofMinutes(4), 6, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofMillis(150),
+                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1);
+    }
+
+    /** 25 minutes of chaos: 3 nodes, 60 kills, 6 pauses, 3 clean restarts and 3 crashes of PostgreSQL, 6 SIGTERMs. */
+    public static ChaosConfig longRun(Path workDir) {
+        return new ChaosConfig(workDir, System.currentTimeMillis(), 3, 60000, 180, 32, Duration.ofMinutes(25),
+                Duration.ofMinutes(23), 60, 6, 3, 3, 6, Duration.ofSeconds(10), Duration.ofSeconds(3),
+                Duration.ofMinutes(10), 6, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofMillis(150),
+                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1);
+    }
+
+    /**
+     * This configuration with {@code key=value} overrides; keys are the component names, durations are ISO-8601
+     * ({@code PT2M}) or plain seconds.
+     */
+    public ChaosConfig with(Map<String, String> overrides) {
+        RecordComponent[] components = ChaosConfig.class.getRecordComponents();
+        Object[] values = new Object[components.length];
+        Class<?>[] types = new Class<?>[components.length];
+        Map<String, String> unused = new TreeMap<>(overrides);
+        try {
+            for (int k = 0; k < components.length; k++) {
+                RecordComponent component = components[k];
+                types[k] = component.getType();
+                String override = unused.remove(component.getName());
+                values[k] = override == null ? component.getAccessor().invoke(this) : parse(component, override);
+            }
+            if (!unused.isEmpty()) {
+                throw new IllegalArgumentException("Unknown settings " + unused.keySet() + "; settings: "
+                        + Arrays.stream(components).map(RecordComponent::getName).toList());
+            }
+            return ChaosConfig.class.getDeclaredConstructor(types).newInstance(values).validated();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Object parse(RecordComponent component, String value) {
+        Class<?> type = component.getType();
+        if (type == int.class) {
+            return Integer.parseInt(value);
+        }
+        if (type == long.class) {
+            return Long.parseLong(value);
+        }
+        if (type == Duration.class) {
+            return value.startsWith("P") ? Duration.parse(value) : Duration.ofSeconds(Long.parseLong(value));
+        }
+        if (type == Path.class) {
+            return Path.of(value);
+        }
+        throw new IllegalArgumentException("Cannot set " + component.getName());
+    }
+
+    private ChaosConfig validated() {
+        if (nodes < 2) {
+            throw new IllegalArgumentException("nodes must be at least 2 (one is always faulted), was " + nodes);
+        }
+        if (instances < 1 || waves < 1 || waves > instances) {
+            throw new IllegalArgumentException("need 1 <= waves <= instances, was waves=" + waves + " instances="
+                    + instances);
+        }
+        if (insertWindow.compareTo(chaosWindow) > 0) {
+            throw new IllegalArgumentException("insertWindow " + insertWindow + " exceeds chaosWindow "
+                    + chaosWindow);
+        }
+        return this;
+    }
+
+    /** The total number of faults the schedule injects. */
+    int faults() {
+        return kills + pauses + pgRestarts + pgCrashes + sigterms;
+    }
+}
