@@ -1,0 +1,623 @@
+package dev.durable.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.durable.DurableClient;
+import dev.durable.Outcome;
+import dev.durable.StartOptions;
+import dev.durable.StartRequest;
+import dev.durable.jdbc.DurableSchema;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.DurableListener;
+import dev.durable.runtime.EngineSettings;
+import dev.durable.runtime.QueueSettings;
+import dev.durable.runtime.StepEvent;
+import dev.durable.test.postgres.TestPostgres;
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The benchmark of {@code docs/PERFORMANCE.md}. Each figure is printed on its own line:
+ * {@code bench: <name> value=<number> unit=<unit> [details]}. Run by hand, on a quiet machine:
+ *
+ * <pre>
+ * DURABLE_TEST_JDBC_URL=jdbc:postgresql://127.0.0.1:5432/test ./mvnw -B -Pbench -pl durable-benchmark -am verify -DskipTests
+ * </pre>
+ *
+ * Scenarios (pass letters to run a subset, e.g. {@code -Dbench.scenarios=g,a}):
+ * (g) raw baseline: single-row UPDATE commits through plain JDBC from as many threads as the engine has slots, at most
+ * {@code bench.maxRawThreads} (48); (a) is also drained with exactly that many slots;
+ * (a) throughput of one-step no-op instances; (b) steps/s of a ten-step chain, inline execution on and off;
+ * (c) latency local insert -> step start and signal -> woken step start, default settings;
+ * (d) (a) with a million terminal rows in the table; (e) (a) partitioned over 1,000 keys;
+ * (f) heap per in-flight step and heap of a node with 100,000 awaiting instances;
+ * (s, not in {@code all}) the baseline from 4 to 80 threads, to see where it saturates.
+ * Ratios are to figures of the same run, so they hold across machines better than the absolute numbers.
+ */
+public final class Benchmark {
+
+    static final String SCHEMA = "durable_bench";
+
+    private static final int N = Integer.getInteger("bench.instances", 50_000);
+    private static final int CONCURRENCY = Integer.getInteger("bench.concurrency", 256);
+    private static final int BATCH = Integer.getInteger("bench.batch", 128);
+    /**
+     * Threads of the raw baseline: as many as the engine has slots, up to what the database accepts as
+     * connections (PostgreSQL's default max_connections is 100); the baseline saturates well below that.
+     */
+    private static final int RAW_THREADS = Math.min(CONCURRENCY, Integer.getInteger("bench.maxRawThreads", 48));
+    private static final int CHAIN_INSTANCES = Integer.getInteger("bench.chainInstances", 10_000);
+    private static final int LATENCY_SAMPLES = Integer.getInteger("bench.latencySamples", 1_000);
+    private static final int HISTORY_ROWS = Integer.getInteger("bench.historyRows", 1_000_000);
+    private static final int AWAITING = Integer.getInteger("bench.awaiting", 100_000);
+    /** Rounds of (g) then (a): this machine's speed drifts, so the figures are medians over interleaved rounds. */
+    private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
+    /** Thread counts of the baseline's saturation sweep (s); the pool must hold the largest. */
+    private static final int[] SWEEP_THREADS = {4, 16, 32, 48, 80};
+    private static final int IN_FLIGHT = Integer.getInteger("bench.inFlight", 1_000);
+    /** The queue of the throughput scenarios. */
+    private static final QueueSettings QUEUE = new QueueSettings(CONCURRENCY, BATCH);
+
+    record Sample(int index) {
+    }
+
+    private final HikariDataSource dataSource;
+    private final JdbcTemplate jdbc;
+    private final List<String> results = new ArrayList<>();
+
+    private Benchmark(HikariDataSource dataSource) {
+        this.dataSource = dataSource;
+        this.jdbc = new JdbcTemplate(dataSource);
+    }
+
+    public static void main(String[] args) {
+        try {
+            run(args);
+            System.exit(0);
+        } catch (Throwable e) {
+            e.printStackTrace();
+            System.exit(1); // helper threads must not keep a failed run alive
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
+        Set<String> scenarios = scenarios(args.length == 0 ? "all" : args[0]);
+        TestPostgres postgres = TestPostgres.get();
+        int connections = Math.max(RAW_THREADS,
+                scenarios.contains("s") ? SWEEP_THREADS[SWEEP_THREADS.length - 1] : 0);
+        try (HikariDataSource dataSource = postgres.newDataSource("bench", connections + 10)) {
+            // The baseline's threads all ask for a connection at once; on a slow disk (a checkpoint running) opening
+            // them can take longer than the tests' 10 s.
+            dataSource.getHikariConfigMXBean().setConnectionTimeout(120_000);
+            Benchmark benchmark = new Benchmark(dataSource);
+            benchmark.describeEnvironment(postgres);
+            postgres.dropSchema(SCHEMA);
+            DurableSchema.named(SCHEMA).migrate(dataSource);
+            benchmark.run(scenarios);
+            System.out.println();
+            benchmark.results.forEach(System.out::println);
+        }
+    }
+
+    private static Set<String> scenarios(String spec) {
+        if (spec.equals("all")) {
+            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f"));
+        }
+        return new LinkedHashSet<>(Arrays.asList(spec.split(",")));
+    }
+
+    private void run(Set<String> scenarios) throws Exception {
+        if (scenarios.contains("g") || scenarios.contains("a")) {
+            baselineAndOneStepThroughput();
+        }
+        if (scenarios.contains("s")) {
+            baselineSaturation();
+        }
+        if (scenarios.contains("b")) {
+            chainThroughput(false);
+            chainThroughput(true);
+        }
+        if (scenarios.contains("c")) {
+            insertLatency();
+            signalLatency();
+        }
+        if (scenarios.contains("e")) {
+            partitionedThroughput();
+        }
+        if (scenarios.contains("d")) {
+            throughputWithHistory();
+        }
+        if (scenarios.contains("f")) {
+            heapPerInFlightStep();
+            heapWithAwaitingInstances();
+        }
+    }
+
+    // ------------------------------------------------------------------ (g)
+
+    /** N single-row UPDATE commits from RAW_THREADS threads, each on its own connection, autocommit. */
+    private double rawBaseline() throws Exception {
+        return rawBaseline(RAW_THREADS);
+    }
+
+    /**
+     * (s) The baseline from more and more threads: where it stops growing, more committing threads buy the database
+     * nothing, so a ratio to the saturated baseline holds for any thread count beyond it.
+     */
+    private void baselineSaturation() throws Exception {
+        for (int threads : SWEEP_THREADS) {
+            double[] rates = new double[ROUNDS];
+            for (int round = 0; round < ROUNDS; round++) {
+                rates[round] = rawBaseline(threads);
+            }
+            report("s.raw_update_commits_" + threads + "_threads", median(rates), "commits/s",
+                    "median_of=" + ROUNDS + " all=" + Arrays.toString(round(rates)));
+        }
+    }
+
+    private double rawBaseline(int rawThreads) throws Exception {
+        jdbc.execute("DROP TABLE IF EXISTS " + SCHEMA + ".bench_counter");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".bench_counter (id int PRIMARY KEY, n bigint NOT NULL)");
+        jdbc.update("INSERT INTO " + SCHEMA + ".bench_counter SELECT g, 0 FROM generate_series(1, ?) g", rawThreads);
+        ExecutorService threads = Executors.newFixedThreadPool(rawThreads, runnable -> {
+            Thread thread = new Thread(runnable, "raw-baseline");
+            thread.setDaemon(true);
+            return thread;
+        });
+        CountDownLatch ready = new CountDownLatch(rawThreads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> workers = new ArrayList<>();
+        int perThread = N / rawThreads;
+        for (int t = 0; t < rawThreads; t++) {
+            int row = t + 1;
+            workers.add(threads.submit(() -> {
+                try (Connection connection = dataSource.getConnection();
+                        PreparedStatement update = connection.prepareStatement(
+                                "UPDATE " + SCHEMA + ".bench_counter SET n = n + 1 WHERE id = ?")) {
+                    connection.setAutoCommit(true);
+                    update.setInt(1, row);
+                    ready.countDown();
+                    go.await();
+                    for (int i = 0; i < perThread; i++) {
+                        update.executeUpdate();
+                    }
+                } finally {
+                    ready.countDown(); // a thread that could not connect must not hold the others up for ever
+                }
+                return null;
+            }));
+        }
+        if (!ready.await(2, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("the baseline's threads could not all connect");
+        }
+        long start = System.nanoTime();
+        go.countDown();
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        threads.shutdown();
+        double rate = perThread * rawThreads / seconds;
+        note("g: " + String.format(Locale.ROOT, "%.0f", rate) + " commits/s from " + rawThreads + " threads");
+        return rate;
+    }
+
+    // ------------------------------------------------------------------ (a), (d), (e)
+
+    /**
+     * (g) and (a), ROUNDS times in turn, after a warm-up drain; each reported as the median of its rounds, and the
+     * ratio as the median of the rounds' ratios (a round's two figures saw the same machine).
+     */
+    private void baselineAndOneStepThroughput() throws Exception {
+        drain("warm-up", N / 5, i -> StartOptions.defaults(), true);
+        double[] raw = new double[ROUNDS];
+        double[] oneStep = new double[ROUNDS];
+        double[] ratio = new double[ROUNDS];
+        double[] sameThreads = new double[ROUNDS];
+        double[] sameThreadsRatio = new double[ROUNDS];
+        for (int round = 0; round < ROUNDS; round++) {
+            raw[round] = rawBaseline();
+            oneStep[round] = drain("a", N, i -> StartOptions.defaults(), true, QUEUE);
+            ratio[round] = oneStep[round] / raw[round];
+            // The engine with exactly as many step threads as the baseline has committing threads.
+            sameThreads[round] = drain("a(" + RAW_THREADS + " slots)", N, i -> StartOptions.defaults(), true,
+                    new QueueSettings(RAW_THREADS, Math.max(1, RAW_THREADS / 2)));
+            sameThreadsRatio[round] = sameThreads[round] / raw[round];
+        }
+        report("g.raw_update_commits", median(raw), "commits/s", "threads=" + RAW_THREADS
+                + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(raw)));
+        report("a.one_step_throughput", median(oneStep), "instances/s", "n=" + N + " concurrency=" + CONCURRENCY
+                + " batch=" + BATCH + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(oneStep)));
+        report("a.ratio_to_raw", median(ratio), "x", "median_of=" + ROUNDS);
+        report("a.one_step_throughput_same_threads", median(sameThreads), "instances/s", "n=" + N + " concurrency="
+                + RAW_THREADS + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(sameThreads)));
+        report("a.ratio_to_raw_same_threads", median(sameThreadsRatio), "x", "median_of=" + ROUNDS);
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+
+    private static String twoDecimals(double[] values) {
+        return Arrays.stream(values).mapToObj(value -> String.format(Locale.ROOT, "%.2f", value)).toList().toString();
+    }
+
+    private static long[] round(double[] values) {
+        return Arrays.stream(values).mapToLong(Math::round).toArray();
+    }
+
+    /**
+     * (e), ROUNDS times, each right after a drain of (a): the ratio is the median of the rounds' ratios, each
+     * taken between two runs a few seconds apart (this machine's speed drifts more than that between minutes).
+     */
+    private void partitionedThroughput() throws Exception {
+        double[] rate = new double[ROUNDS];
+        double[] ratio = new double[ROUNDS];
+        for (int round = 0; round < ROUNDS; round++) {
+            double oneStep = drain("a", N, i -> StartOptions.defaults(), true);
+            rate[round] = drain("e", N, i -> StartOptions.partitionKey("key-" + (i % 1000)), true);
+            ratio[round] = rate[round] / oneStep;
+        }
+        report("e.partitioned_throughput", median(rate), "instances/s", "keys=1000 n=" + N + " median_of=" + ROUNDS
+                + " all=" + Arrays.toString(round(rate)));
+        report("e.ratio_to_a", median(ratio), "x", "median_of=" + ROUNDS + " ratios=" + twoDecimals(ratio));
+    }
+
+    /** (d), ROUNDS times, each right after a drain of (a) on an empty table; ratios as for (e). */
+    private void throughputWithHistory() throws Exception {
+        double[] rate = new double[ROUNDS];
+        double[] ratio = new double[ROUNDS];
+        for (int round = 0; round < ROUNDS; round++) {
+            double oneStep = drain("a", N, i -> StartOptions.defaults(), true);
+            clean();
+            jdbc.update("""
+                    INSERT INTO durable_bench.durable_instance (machine, machine_version, step, state, queue, status,
+                                                                result, created_at, updated_at)
+                    SELECT 'history', 1, 'only', '{"index": 1}', 'default', 'done', '"ok"', now(), now()
+                    FROM generate_series(1, ?)
+                    """, HISTORY_ROWS);
+            jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_instance");
+            rate[round] = drain("d", N, i -> StartOptions.defaults(), false);
+            ratio[round] = rate[round] / oneStep;
+        }
+        clean();
+        report("d.throughput_with_history", median(rate), "instances/s", "terminal_rows=" + HISTORY_ROWS + " n=" + N
+                + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(rate)));
+        report("d.ratio_to_a", median(ratio), "x", "median_of=" + ROUNDS + " ratios=" + twoDecimals(ratio));
+    }
+
+    /** Inserts n one-step no-op instances in batches, then starts an engine and times it until all are done. */
+    private double drain(String label, int n, Function<Integer, StartOptions> options, boolean clean)
+            throws Exception {
+        return drain(label, n, options, clean, QUEUE);
+    }
+
+    private double drain(String label, int n, Function<Integer, StartOptions> options, boolean clean,
+            QueueSettings queue) throws Exception {
+        if (clean) {
+            clean();
+        }
+        MachineDefinition noop = MachineDefinition.builder("noop", 1, Sample.class)
+                .step("only", (state, ctx) -> Outcome.done())
+                .build();
+        CountingListener applied = new CountingListener();
+        DurableEngine engine = engine(MachineRegistry.of(noop), applied, settings -> settings.queue("default", queue));
+        for (int from = 0; from < n; from += 1000) {
+            int start = from;
+            engine.client().startAll("noop", IntStream.range(start, Math.min(n, start + 1000))
+                    .mapToObj(i -> StartRequest.of(new Sample(i), options.apply(i))).toList());
+        }
+        jdbc.execute("ANALYZE " + SCHEMA + ".durable_instance");
+        CpuUse cpu = CpuUse.start();
+        long begin = System.nanoTime();
+        engine.start();
+        applied.awaitCount(n, Duration.ofMinutes(10));
+        double seconds = (System.nanoTime() - begin) / 1e9;
+        String cpuUse = cpu.stop();
+        engine.stop();
+        note(label + ": " + n + " instances in " + String.format(Locale.ROOT, "%.2f", seconds) + " s; "
+                + describe(engine) + "; " + cpuUse);
+        return n / seconds;
+    }
+
+    // ------------------------------------------------------------------ (b)
+
+    private void chainThroughput(boolean inline) throws Exception {
+        clean();
+        MachineDefinition.Builder<Sample> chain = MachineDefinition.builder("chain", 1, Sample.class)
+                .initialStep("s0");
+        for (int step = 0; step < 10; step++) {
+            String next = "s" + (step + 1);
+            chain.step("s" + step, step == 9 ? (state, ctx) -> Outcome.done()
+                    : (state, ctx) -> Outcome.next(next, state));
+        }
+        CountingListener applied = new CountingListener();
+        DurableEngine engine = engine(MachineRegistry.of(chain.build()), applied, settings -> settings
+                .queue("default", new QueueSettings(CONCURRENCY, BATCH)).inlineNextSteps(inline));
+        for (int from = 0; from < CHAIN_INSTANCES; from += 1000) {
+            int start = from;
+            engine.client().startAll("chain", IntStream.range(start, Math.min(CHAIN_INSTANCES, start + 1000))
+                    .mapToObj(i -> StartRequest.of(new Sample(i))).toList());
+        }
+        long begin = System.nanoTime();
+        engine.start();
+        applied.awaitCount(CHAIN_INSTANCES * 10L, Duration.ofMinutes(10));
+        double seconds = (System.nanoTime() - begin) / 1e9;
+        engine.stop();
+        note("b (" + (inline ? "inline" : "not inline") + "): " + CHAIN_INSTANCES * 10 + " steps in "
+                + String.format(Locale.ROOT, "%.2f", seconds) + " s; " + describe(engine));
+        report("b.chain_steps_" + (inline ? "inline" : "not_inline"), CHAIN_INSTANCES * 10 / seconds, "steps/s",
+                "instances=" + CHAIN_INSTANCES + " steps=10");
+    }
+
+    // ------------------------------------------------------------------ (c)
+
+    /** Local insert -> step start, one at a time on an otherwise idle engine with the default settings. */
+    private void insertLatency() throws Exception {
+        clean();
+        long[] sent = new long[LATENCY_SAMPLES];
+        long[] started = new long[LATENCY_SAMPLES];
+        CountDownLatch[] startedLatch = latches(LATENCY_SAMPLES);
+        MachineDefinition machine = MachineDefinition.builder("latency", 1, Sample.class)
+                .step("only", (state, ctx) -> {
+                    started[state.index()] = System.nanoTime();
+                    startedLatch[state.index()].countDown();
+                    return Outcome.done();
+                })
+                .build();
+        DurableEngine engine = engine(MachineRegistry.of(machine), DurableListener.NONE, UnaryOperator.identity());
+        engine.start();
+        DurableClient client = engine.client();
+        warmUp(client, "latency", LATENCY_SAMPLES / 10);
+        for (int i = 0; i < LATENCY_SAMPLES; i++) {
+            sent[i] = System.nanoTime();
+            client.start("latency", new Sample(i));
+            startedLatch[i].await(10, TimeUnit.SECONDS);
+        }
+        engine.stop();
+        reportLatency("c.insert_to_step_start", sent, started);
+    }
+
+    /** Signal -> woken step start, one at a time, default settings. */
+    private void signalLatency() throws Exception {
+        clean();
+        long[] sent = new long[LATENCY_SAMPLES];
+        long[] started = new long[LATENCY_SAMPLES];
+        CountDownLatch[] woken = latches(LATENCY_SAMPLES);
+        MachineDefinition machine = MachineDefinition.builder("wake", 1, Sample.class)
+                .step("wait", (state, ctx) -> {
+                    if (ctx.awaited("go").isEmpty()) {
+                        return Outcome.await("go", state);
+                    }
+                    started[state.index()] = System.nanoTime();
+                    woken[state.index()].countDown();
+                    return Outcome.done();
+                })
+                .build();
+        CountingListener parked = new CountingListener();
+        DurableEngine engine = engine(MachineRegistry.of(machine), parked, UnaryOperator.identity());
+        engine.start();
+        DurableClient client = engine.client();
+        long[] ids = new long[LATENCY_SAMPLES];
+        for (int i = 0; i < LATENCY_SAMPLES; i++) {
+            ids[i] = client.start("wake", new Sample(i)).id();
+        }
+        parked.awaitCount(LATENCY_SAMPLES, Duration.ofMinutes(2));
+        for (int i = 0; i < LATENCY_SAMPLES; i++) {
+            sent[i] = System.nanoTime();
+            client.signal(ids[i], "go", null);
+            woken[i].await(10, TimeUnit.SECONDS);
+        }
+        engine.stop();
+        reportLatency("c.signal_to_step_start", sent, started);
+    }
+
+    private void warmUp(DurableClient client, String machine, int count) throws InterruptedException {
+        for (int i = 0; i < count; i++) {
+            client.start(machine, new Sample(0));
+        }
+        Thread.sleep(500); // pacing only: lets the warm-up drain before measuring
+    }
+
+    // ------------------------------------------------------------------ (f)
+
+    private void heapPerInFlightStep() throws Exception {
+        clean();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch allRunning = new CountDownLatch(IN_FLIGHT);
+        MachineDefinition machine = MachineDefinition.builder("held", 1, Sample.class)
+                .step("hold", (state, ctx) -> {
+                    allRunning.countDown();
+                    release.await();
+                    return Outcome.done();
+                })
+                .build();
+        DurableEngine engine = engine(MachineRegistry.of(machine), DurableListener.NONE, settings -> settings
+                .queue("default", new QueueSettings(IN_FLIGHT, 200)));
+        engine.start();
+        long before = usedHeapAfterGc();
+        engine.client().startAll("held", IntStream.range(0, IN_FLIGHT).mapToObj(i -> StartRequest.of(new Sample(i)))
+                .toList());
+        allRunning.await(5, TimeUnit.MINUTES);
+        long during = usedHeapAfterGc();
+        release.countDown();
+        engine.stop();
+        report("f.heap_per_in_flight_step", (during - before) / (double) IN_FLIGHT, "bytes",
+                "in_flight=" + IN_FLIGHT + " threads=" + (engine.settings().virtualThreads() ? "virtual" : "platform"));
+    }
+
+    private void heapWithAwaitingInstances() throws Exception {
+        clean();
+        MachineDefinition machine = MachineDefinition.builder("parked", 1, Sample.class)
+                .step("wait", (state, ctx) -> Outcome.await("never", state))
+                .build();
+        CountingListener parked = new CountingListener();
+        DurableEngine engine = engine(MachineRegistry.of(machine), parked, settings -> settings
+                .queue("default", new QueueSettings(CONCURRENCY, BATCH)));
+        engine.start();
+        engine.client().startAll("parked", IntStream.range(0, 1000).mapToObj(i -> StartRequest.of(new Sample(i)))
+                .toList());
+        parked.awaitCount(1000, Duration.ofMinutes(2));
+        long withThousand = usedHeapAfterGc();
+        for (int from = 1000; from < AWAITING; from += 1000) {
+            int start = from;
+            engine.client().startAll("parked", IntStream.range(start, Math.min(AWAITING, start + 1000))
+                    .mapToObj(i -> StartRequest.of(new Sample(i))).toList());
+        }
+        parked.awaitCount(AWAITING, Duration.ofMinutes(10));
+        long withAll = usedHeapAfterGc();
+        engine.stop();
+        report("f.node_heap_with_awaiting", withAll / 1024.0 / 1024.0, "MiB", "awaiting=" + AWAITING);
+        report("f.heap_growth_1k_to_100k_awaiting", (withAll - withThousand) / 1024.0 / 1024.0, "MiB", "");
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private DurableEngine engine(MachineRegistry machines, DurableListener listener,
+            UnaryOperator<EngineSettings.Builder> adjust) {
+        EngineSettings.Builder settings = EngineSettings.builder()
+                .nodeName("bench")
+                .schema(SCHEMA)
+                .virtualThreads(Runtime.version().feature() >= 21);
+        return DurableEngine.builder(dataSource, machines)
+                .settings(adjust.apply(settings).build())
+                .listener(listener)
+                .build();
+    }
+
+    /** How well the engine batched: rows per pick and outcomes per commit. */
+    private static String describe(DurableEngine engine) {
+        var stats = engine.stats();
+        return String.format(Locale.ROOT, "rows/pick=%.1f outcomes/commit=%.1f picks=%d commits=%d fenced=%d",
+                stats.picked() / (double) Math.max(1, stats.picks()),
+                stats.outcomesApplied() / (double) Math.max(1, stats.outcomeFlushes()), stats.picks(),
+                stats.outcomeFlushes(), stats.outcomesFenced());
+    }
+
+    private void clean() {
+        jdbc.execute("TRUNCATE " + SCHEMA + ".durable_signal, " + SCHEMA + ".durable_instance");
+        jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_instance");
+    }
+
+    private void describeEnvironment(TestPostgres postgres) {
+        note("java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
+                + jdbc.queryForObject("SELECT version()", String.class) + " (" + postgres.source() + ")");
+        note("synchronous_commit=" + jdbc.queryForObject("SHOW synchronous_commit", String.class) + " fsync="
+                + jdbc.queryForObject("SHOW fsync", String.class) + "; n=" + N + " concurrency=" + CONCURRENCY
+                + " batch=" + BATCH);
+    }
+
+    private void reportLatency(String name, long[] sent, long[] started) {
+        double[] millis = IntStream.range(0, sent.length)
+                .mapToDouble(i -> (started[i] - sent[i]) / 1e6).sorted().toArray();
+        report(name + ".p50", millis[millis.length / 2], "ms", "samples=" + millis.length);
+        report(name + ".p99", millis[(int) Math.ceil(millis.length * 0.99) - 1], "ms", "samples=" + millis.length);
+    }
+
+    private void report(String name, double value, String unit, String details) {
+        String line = String.format(Locale.ROOT, "bench: %s value=%.3f unit=%s%s", name, value, unit,
+                details.isEmpty() ? "" : " " + details);
+        System.out.println(line);
+        results.add(line);
+    }
+
+    private static void note(String text) {
+        System.out.println("# " + text);
+    }
+
+    private static CountDownLatch[] latches(int count) {
+        CountDownLatch[] latches = new CountDownLatch[count];
+        Arrays.setAll(latches, i -> new CountDownLatch(1));
+        return latches;
+    }
+
+    private static long usedHeapAfterGc() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(200); // pacing only: gives the collector time to settle
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    /**
+     * Where the CPU went during a measurement: this JVM, and everything else on the machine (on a quiet machine with
+     * the database on it, that is PostgreSQL). Linux only; reports nothing elsewhere.
+     */
+    private record CpuUse(long jvmNanos, long machineTicks) {
+
+        static CpuUse start() {
+            return new CpuUse(jvmCpuNanos(), machineBusyTicks());
+        }
+
+        String stop() {
+            long ticks = machineBusyTicks() - machineTicks;
+            if (machineTicks < 0 || ticks < 0) {
+                return "cpu: n/a";
+            }
+            double machine = ticks / 100.0; // USER_HZ
+            double jvm = (jvmCpuNanos() - jvmNanos) / 1e9;
+            return String.format(Locale.ROOT, "cpu: jvm=%.2fs other(postgres)=%.2fs", jvm, Math.max(0, machine - jvm));
+        }
+
+        private static long jvmCpuNanos() {
+            return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime();
+        }
+
+        private static long machineBusyTicks() {
+            try {
+                String[] cpu = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat")).get(0)
+                        .trim().split("\\s+");
+                // user nice system idle iowait irq softirq steal: busy = all but idle and iowait
+                return Long.parseLong(cpu[1]) + Long.parseLong(cpu[2]) + Long.parseLong(cpu[3])
+                        + Long.parseLong(cpu[6]) + Long.parseLong(cpu[7]);
+            } catch (Exception e) {
+                return -1;
+            }
+        }
+    }
+
+    /** Counts applied outcomes; lets the benchmark wait for a number of them. */
+    private static final class CountingListener implements DurableListener {
+
+        private final AtomicLong applied = new AtomicLong();
+
+        @Override
+        public void stepFinished(StepEvent event) {
+            if (event.write() == StepEvent.Write.APPLIED) {
+                applied.incrementAndGet();
+            }
+        }
+
+        void awaitCount(long count, Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (applied.get() < count) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("only " + applied.get() + " of " + count + " within " + timeout);
+                }
+                Thread.sleep(1); // the benchmark's own polling; not engine synchronization
+            }
+        }
+    }
+}
