@@ -3,13 +3,16 @@ package dev.durable.runtime;
 import java.time.Duration;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A supervised background thread that runs one body over and over: the poller of a queue, the heartbeat, the
  * reaper, the outcome writer. A failing run never kills the thread: it is logged, counted, reported (a database
- * that cannot be reached degrades the node) and retried after an exponential backoff. The loop can be woken early.
+ * that cannot be reached degrades the node) and retried after an exponential backoff. The loop can be woken early,
+ * and started again after a stop (each start runs a new thread with a stop flag of its own, so a thread that
+ * outlived its stop's timeout ends after its current run instead of running on beside the new one).
  */
 final class BackgroundLoop {
 
@@ -30,8 +33,8 @@ final class BackgroundLoop {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wakeUp = lock.newCondition();
     private boolean woken;
-    private volatile boolean stopping;
-    private volatile Thread thread;
+    /** The current run's stop flag and thread; null before the first start. */
+    private volatile @Nullable Run current;
 
     BackgroundLoop(String name, Body body, NodeLifecycle lifecycle, EngineEvents events, Duration maxBackoff) {
         this.name = name;
@@ -42,9 +45,11 @@ final class BackgroundLoop {
     }
 
     void start() {
-        Thread t = new Thread(this::loop, name);
+        Run run = new Run();
+        Thread t = new Thread(() -> loop(run), name);
         t.setDaemon(true);
-        thread = t;
+        run.thread = t;
+        current = run;
         t.start();
     }
 
@@ -61,9 +66,13 @@ final class BackgroundLoop {
 
     /** Stops after the current run; waits up to {@code timeout} for it. */
     void stop(Duration timeout) {
-        stopping = true;
+        Run run = current;
+        if (run == null) {
+            return;
+        }
+        run.stopping = true;
         wake();
-        Thread t = thread;
+        Thread t = run.thread;
         if (t != null && t != Thread.currentThread()) {
             try {
                 t.join(Math.max(1, timeout.toMillis()));
@@ -76,9 +85,9 @@ final class BackgroundLoop {
         }
     }
 
-    private void loop() {
+    private void loop(Run run) {
         int failures = 0;
-        while (!stopping) {
+        while (!run.stopping) {
             Duration pause;
             try {
                 pause = body.run();
@@ -104,7 +113,7 @@ final class BackgroundLoop {
                     log.error("{} failed (run {}); restarting it in {}", name, failures, pause, error);
                 }
             }
-            pause(pause);
+            pause(pause, run);
         }
     }
 
@@ -118,11 +127,11 @@ final class BackgroundLoop {
         return Duration.ofMillis(Math.min(millis, max.toMillis()));
     }
 
-    private void pause(Duration pause) {
+    private void pause(Duration pause, Run run) {
         lock.lock();
         try {
             long nanos = pause.toNanos();
-            while (!woken && !stopping && nanos > 0) {
+            while (!woken && !run.stopping && nanos > 0) {
                 nanos = wakeUp.awaitNanos(nanos);
             }
             woken = false;
@@ -137,5 +146,11 @@ final class BackgroundLoop {
     @Override
     public String toString() {
         return name;
+    }
+
+    /** One start of the loop. */
+    private static final class Run {
+        volatile boolean stopping;
+        volatile @Nullable Thread thread;
     }
 }

@@ -69,13 +69,14 @@ public final class DurableEngine implements AutoCloseable {
     private final Map<String, QueueWorker> queues = new LinkedHashMap<>();
     private final ScheduledExecutorService timer;
     private final Executor stepThreads;
+    private final boolean ownsStepThreads;
     private final OutcomeWriter writer;
     private final StepExecutor executor;
     private final Heartbeat heartbeat;
     private final Reaper reaper;
     private final BackgroundLoop heartbeatLoop;
     private final BackgroundLoop reaperLoop;
-    private boolean started;
+    private boolean closed;
 
     private DurableEngine(Builder builder) {
         this.settings = builder.settings;
@@ -93,6 +94,7 @@ public final class DurableEngine implements AutoCloseable {
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemonThreads("durable-timer"));
         timer.setRemoveOnCancelPolicy(true);
         this.timer = timer;
+        this.ownsStepThreads = builder.stepThreads == null;
         this.stepThreads = builder.stepThreads != null ? builder.stepThreads : stepThreads(settings.virtualThreads());
         this.writer = new OutcomeWriter(instances, inFlight, lifecycle, events, settings);
         StepRunner runner = new StepRunner(machines, builder.codec, settings.stepTimeout());
@@ -119,12 +121,21 @@ public final class DurableEngine implements AutoCloseable {
         return client;
     }
 
-    /** Starts polling, heartbeats and reaping. Does not touch the database itself, so it never fails for it. */
+    /**
+     * Starts polling, heartbeats and reaping. Does not touch the database itself, so it never fails for it. A
+     * stopped engine can be started again (a Spring context that is stopped and restarted, or paused between test
+     * classes, does so); a closed one cannot.
+     *
+     * @throws IllegalStateException if the engine was closed
+     */
     public synchronized void start() {
-        if (started) {
+        if (closed) {
+            throw new IllegalStateException("durable node " + nodeId + " was closed; build a new engine");
+        }
+        NodeState state = lifecycle.state();
+        if (state != NodeState.STARTING && state != NodeState.STOPPED) {
             return;
         }
-        started = true;
         log.info("Starting durable node {} on schema {}: queues {}, machines {}", nodeId, settings.schema(),
                 describeQueues(), machines.all().stream().map(MachineDefinition::describe).toList());
         writer.start();
@@ -138,10 +149,12 @@ public final class DurableEngine implements AutoCloseable {
     /**
      * Stops gracefully: no new picks; running steps get {@code shutdownGracePeriod} to finish and have their
      * outcomes written; steps still running then are interrupted and their rows released to runnable at once
-     * (attempt unchanged) so any node can take them without waiting for their leases to expire.
+     * (attempt unchanged) so any node can take them without waiting for their leases to expire. The engine can be
+     * started again; {@link #close()} also ends its threads for good.
      */
     public synchronized void stop() {
-        if (!started || lifecycle.state() == NodeState.STOPPED) {
+        NodeState state = lifecycle.state();
+        if (state == NodeState.STARTING || state == NodeState.STOPPED) {
             return;
         }
         lifecycle.moveTo(NodeState.DRAINING);
@@ -152,10 +165,6 @@ public final class DurableEngine implements AutoCloseable {
         writer.stop(COMPONENT_STOP_TIMEOUT);
         heartbeatLoop.stop(COMPONENT_STOP_TIMEOUT);
         reaperLoop.stop(COMPONENT_STOP_TIMEOUT);
-        timer.shutdownNow();
-        if (stepThreads instanceof ExecutorService pool) {
-            pool.shutdownNow();
-        }
         lifecycle.moveTo(NodeState.STOPPED);
     }
 
@@ -189,9 +198,20 @@ public final class DurableEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops gracefully (see {@link #stop()}), then ends the step-timeout timer and the engine's own step threads
+     * (a user-supplied executor is left alone). Idempotent; a closed engine cannot be started again.
+     */
     @Override
-    public void close() {
+    public synchronized void close() {
         stop();
+        if (!closed) {
+            closed = true;
+            timer.shutdownNow();
+            if (ownsStepThreads && stepThreads instanceof ExecutorService pool) {
+                pool.shutdownNow();
+            }
+        }
     }
 
     /** This start's node id: the node name plus a per-start suffix; stored as {@code lease_owner}. */

@@ -99,6 +99,7 @@ final class OutcomeWriter {
     }
 
     void start() {
+        stopped = false;
         loop.start();
     }
 

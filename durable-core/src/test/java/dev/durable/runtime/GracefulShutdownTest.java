@@ -1,6 +1,7 @@
 package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.durable.Outcome;
 import dev.durable.machine.MachineDefinition;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -79,10 +81,45 @@ class GracefulShutdownTest {
         leaving.stop();
 
         DurableEngine staying = engines.start("staying", settings -> settings, machine);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+        Awaitility.await().atMost(Duration.ofSeconds(5))
                 .until(() -> TestDatabase.status(id).equals("done"));
         // No lease had to expire: the row was released, not reaped.
         assertThat(staying.stats().reaped()).isZero();
         assertThat(TestDatabase.row(id)).containsEntry("attempt", 0);
+    }
+
+    @Test
+    void aStoppedEngineStartsAgainAndRunsWhatWasReleasedButAClosedOneDoesNot() throws Exception {
+        CountDownLatch firstAttemptRunning = new CountDownLatch(1);
+        MachineDefinition machine = MachineDefinition.builder("restart", 1, Task.class)
+                .step("work", (state, ctx) -> {
+                    if (state.kind().equals("blocks-once") && firstAttemptRunning.getCount() > 0) {
+                        firstAttemptRunning.countDown();
+                        new CountDownLatch(1).await(); // released at stop, interrupted
+                    }
+                    return Outcome.done("finished");
+                })
+                .build();
+        DurableEngine engine = engines.start("restarting", settings -> settings.shutdownGracePeriod(Duration.ZERO),
+                machine);
+        long released = engine.client().start("restart", new Task("blocks-once")).id();
+        assertThat(firstAttemptRunning.await(10, TimeUnit.SECONDS)).isTrue();
+        engine.stop();
+        assertThat(engine.state()).isEqualTo(NodeState.STOPPED);
+        assertThat(TestDatabase.status(released)).isEqualTo("runnable");
+
+        // Spring stops and starts lifecycle beans again (context stop/start, test contexts paused between classes).
+        engine.start();
+        assertThat(engine.state()).isIn(NodeState.RUNNING, NodeState.DEGRADED);
+        long fresh = engine.client().start("restart", new Task("plain")).id();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(released).equals("done")
+                && TestDatabase.status(fresh).equals("done"));
+        assertThat(TestDatabase.row(released)).containsEntry("attempt", 0);
+        assertThat(engine.stats().reaped()).as("nothing waited for a lease to expire").isZero();
+
+        engine.close();
+        assertThat(engine.state()).isEqualTo(NodeState.STOPPED);
+        assertThatIllegalStateException().isThrownBy(engine::start).withMessageContaining("was closed");
+        engine.close(); // idempotent
     }
 }

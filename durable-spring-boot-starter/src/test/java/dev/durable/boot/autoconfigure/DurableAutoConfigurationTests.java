@@ -68,6 +68,24 @@ class DurableAutoConfigurationTests {
     }
 
     @Test
+    void theEngineStopsAndStartsAgainWithTheContext() {
+        // Spring's test framework does this too: it stops a cached context while other test classes run and
+        // starts it again when one needs it.
+        runner.withUserConfiguration(TestMachines.Greeter.class).run(context -> {
+            DurableEngine engine = context.getBean(DurableEngine.class);
+            context.getSourceApplicationContext().stop();
+            assertThat(engine.state()).isEqualTo(NodeState.STOPPED);
+            DurableClient durable = context.getBean(DurableClient.class);
+            long id = durable.start(TestMachines.Greeter.class, new TestMachines.Name("again")).id();
+
+            context.getSourceApplicationContext().start();
+            assertThat(engine.state()).isIn(NodeState.RUNNING, NodeState.DEGRADED);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                    .until(() -> TestDatabase.status(id).equals("done"));
+        });
+    }
+
+    @Test
     void machineDefinitionNamesTheBeanAndUsesTheUserClass() {
         runner.withUserConfiguration(TestMachines.Greeter.class).run(context -> {
             MachineDefinition greeter = context.getBean(MachineRegistry.class).resolve("greeter", null);
