@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -45,7 +46,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *
  * Scenarios (pass letters to run a subset, e.g. {@code -Dbench.scenarios=g,a}):
  * (g) raw baseline: single-row UPDATE commits through plain JDBC from as many threads as the engine has slots, at most
- * {@code bench.maxRawThreads} (48); (a) is also drained with exactly that many slots;
+ * {@code bench.maxRawThreads} (48), each on a connection of its own; and from exactly as many threads as the engine
+ * has slots, sharing that many pooled connections; (a) is also drained with exactly {@code bench.maxRawThreads} slots;
  * (a) throughput of one-step no-op instances; (b) steps/s of a ten-step chain, inline execution on and off;
  * (c) latency local insert -> step start and signal -> woken step start, default settings;
  * (d) (a) with a million terminal rows in the table; (e) (a) partitioned over 1,000 keys;
@@ -175,9 +177,30 @@ public final class Benchmark {
     }
 
     private double rawBaseline(int rawThreads) throws Exception {
+        return rawBaseline(rawThreads, null);
+    }
+
+    /**
+     * (g) from as many threads as the engine has step threads ({@link #CONCURRENCY}), sharing a pool of
+     * {@link #RAW_THREADS} connections (the database would refuse one per thread): each update borrows a
+     * connection, commits, and gives it back, as worker threads of an application do.
+     */
+    private double rawBaselineFromEngineThreads() throws Exception {
+        try (HikariDataSource pool = TestPostgres.get().newDataSource("bench-shared", RAW_THREADS)) {
+            pool.getHikariConfigMXBean().setConnectionTimeout(120_000);
+            return rawBaseline(CONCURRENCY, pool);
+        }
+    }
+
+    /**
+     * N single-row UPDATE commits (autocommit) from {@code rawThreads} threads, each updating a row of its own:
+     * each thread on a connection of its own when {@code sharedPool} is null, else borrowing one from it per update.
+     */
+    private double rawBaseline(int rawThreads, @Nullable HikariDataSource sharedPool) throws Exception {
         jdbc.execute("DROP TABLE IF EXISTS " + SCHEMA + ".bench_counter");
         jdbc.execute("CREATE TABLE " + SCHEMA + ".bench_counter (id int PRIMARY KEY, n bigint NOT NULL)");
         jdbc.update("INSERT INTO " + SCHEMA + ".bench_counter SELECT g, 0 FROM generate_series(1, ?) g", rawThreads);
+        String update = "UPDATE " + SCHEMA + ".bench_counter SET n = n + 1 WHERE id = ?";
         ExecutorService threads = Executors.newFixedThreadPool(rawThreads, runnable -> {
             Thread thread = new Thread(runnable, "raw-baseline");
             thread.setDaemon(true);
@@ -190,15 +213,26 @@ public final class Benchmark {
         for (int t = 0; t < rawThreads; t++) {
             int row = t + 1;
             workers.add(threads.submit(() -> {
-                try (Connection connection = dataSource.getConnection();
-                        PreparedStatement update = connection.prepareStatement(
-                                "UPDATE " + SCHEMA + ".bench_counter SET n = n + 1 WHERE id = ?")) {
-                    connection.setAutoCommit(true);
-                    update.setInt(1, row);
+                if (sharedPool != null) {
                     ready.countDown();
                     go.await();
                     for (int i = 0; i < perThread; i++) {
-                        update.executeUpdate();
+                        try (Connection connection = sharedPool.getConnection();
+                                PreparedStatement statement = connection.prepareStatement(update)) {
+                            statement.setInt(1, row);
+                            statement.executeUpdate();
+                        }
+                    }
+                    return null;
+                }
+                try (Connection connection = dataSource.getConnection();
+                        PreparedStatement statement = connection.prepareStatement(update)) {
+                    connection.setAutoCommit(true);
+                    statement.setInt(1, row);
+                    ready.countDown();
+                    go.await();
+                    for (int i = 0; i < perThread; i++) {
+                        statement.executeUpdate();
                     }
                 } finally {
                     ready.countDown(); // a thread that could not connect must not hold the others up for ever
@@ -209,6 +243,16 @@ public final class Benchmark {
         if (!ready.await(2, TimeUnit.MINUTES)) {
             throw new IllegalStateException("the baseline's threads could not all connect");
         }
+        if (sharedPool != null) {
+            // Open the pool's connections before the clock starts, as the dedicated threads do.
+            List<Connection> opened = new ArrayList<>();
+            for (int c = 0; c < RAW_THREADS; c++) {
+                opened.add(sharedPool.getConnection());
+            }
+            for (Connection connection : opened) {
+                connection.close();
+            }
+        }
         long start = System.nanoTime();
         go.countDown();
         for (Future<?> worker : workers) {
@@ -217,7 +261,8 @@ public final class Benchmark {
         double seconds = (System.nanoTime() - start) / 1e9;
         threads.shutdown();
         double rate = perThread * rawThreads / seconds;
-        note("g: " + String.format(Locale.ROOT, "%.0f", rate) + " commits/s from " + rawThreads + " threads");
+        note("g: " + String.format(Locale.ROOT, "%.0f", rate) + " commits/s from " + rawThreads + " threads"
+                + (sharedPool == null ? "" : " sharing " + RAW_THREADS + " connections"));
         return rate;
     }
 
@@ -230,27 +275,43 @@ public final class Benchmark {
     private void baselineAndOneStepThroughput() throws Exception {
         drain("warm-up", N / 5, i -> StartOptions.defaults(), true);
         double[] raw = new double[ROUNDS];
+        double[] rawEngineThreads = new double[ROUNDS];
         double[] oneStep = new double[ROUNDS];
         double[] ratio = new double[ROUNDS];
+        double[] ratioEngineThreads = new double[ROUNDS];
         double[] sameThreads = new double[ROUNDS];
         double[] sameThreadsRatio = new double[ROUNDS];
+        boolean poolShared = CONCURRENCY > RAW_THREADS;
         for (int round = 0; round < ROUNDS; round++) {
             raw[round] = rawBaseline();
+            rawEngineThreads[round] = poolShared ? rawBaselineFromEngineThreads() : raw[round];
             oneStep[round] = drain("a", N, i -> StartOptions.defaults(), true, QUEUE);
             ratio[round] = oneStep[round] / raw[round];
-            // The engine with exactly as many step threads as the baseline has committing threads.
+            ratioEngineThreads[round] = oneStep[round] / rawEngineThreads[round];
+            // The engine with exactly as many step threads as the baseline has connections.
             sameThreads[round] = drain("a(" + RAW_THREADS + " slots)", N, i -> StartOptions.defaults(), true,
                     new QueueSettings(RAW_THREADS, Math.max(1, RAW_THREADS / 2)));
             sameThreadsRatio[round] = sameThreads[round] / raw[round];
         }
-        report("g.raw_update_commits", median(raw), "commits/s", "threads=" + RAW_THREADS
-                + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(raw)));
+        report("g.raw_update_commits", median(raw), "commits/s", "threads=" + RAW_THREADS + " connections="
+                + RAW_THREADS + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(raw)));
+        if (poolShared) {
+            report("g.raw_update_commits_engine_threads", median(rawEngineThreads), "commits/s", "threads="
+                    + CONCURRENCY + " connections=" + RAW_THREADS + " median_of=" + ROUNDS + " all="
+                    + Arrays.toString(round(rawEngineThreads)));
+        }
         report("a.one_step_throughput", median(oneStep), "instances/s", "n=" + N + " concurrency=" + CONCURRENCY
                 + " batch=" + BATCH + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(oneStep)));
-        report("a.ratio_to_raw", median(ratio), "x", "median_of=" + ROUNDS);
+        report("a.ratio_to_raw", median(ratio), "x", "baseline_threads=" + RAW_THREADS + " median_of=" + ROUNDS
+                + " ratios=" + twoDecimals(ratio));
+        if (poolShared) {
+            report("a.ratio_to_raw_engine_threads", median(ratioEngineThreads), "x", "baseline_threads="
+                    + CONCURRENCY + " median_of=" + ROUNDS + " ratios=" + twoDecimals(ratioEngineThreads));
+        }
         report("a.one_step_throughput_same_threads", median(sameThreads), "instances/s", "n=" + N + " concurrency="
                 + RAW_THREADS + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(sameThreads)));
-        report("a.ratio_to_raw_same_threads", median(sameThreadsRatio), "x", "median_of=" + ROUNDS);
+        report("a.ratio_to_raw_same_threads", median(sameThreadsRatio), "x", "median_of=" + ROUNDS
+                + " ratios=" + twoDecimals(sameThreadsRatio));
     }
 
     private static double median(double[] values) {
