@@ -57,8 +57,18 @@ public interface DurableClient {
     /** The number of instances per queue and status. */
     Map<String, Map<InstanceStatus, Long>> count();
 
-    /** Per queue: counts by status, the age of the oldest runnable instance, expired leases not yet reaped. */
+    /**
+     * Per queue: counts by status, the age of the oldest runnable instance, expired leases not yet reaped. Counting
+     * done instances reads the whole table, history included: for frequent polling use {@link #summarizeLive()}.
+     */
     List<QueueSummary> summarize();
+
+    /**
+     * As {@link #summarize()}, but without counting done instances (their status is absent from
+     * {@link QueueSummary#counts()}); a queue with no unfinished instance is absent. It reads only the indexes of
+     * the other statuses, so its cost does not grow with the history of finished instances.
+     */
+    List<QueueSummary> summarizeLive();
 
     /**
      * Makes a failed instance runnable again at the step it failed at, with attempt 0 (an operator's decision

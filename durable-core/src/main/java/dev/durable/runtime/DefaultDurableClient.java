@@ -169,6 +169,11 @@ final class DefaultDurableClient implements DurableClient {
     }
 
     @Override
+    public List<QueueSummary> summarizeLive() {
+        return instances.summarizeLive();
+    }
+
+    @Override
     public boolean retryFailed(long instanceId) {
         Optional<String> queue;
         try {

@@ -149,6 +149,15 @@ class QueryPlanTest {
         assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan");
     }
 
+    /** The metrics' summary, polled by every node: the partial indexes of unfinished rows, never the history. */
+    @Test
+    void theLiveSummaryReadsOnlyThePartialIndexesOfUnfinishedStatuses() {
+        String plan = explain(InstanceRepository.SUMMARIZE_LIVE, new MapSqlParameterSource());
+
+        assertThat(plan).contains("durable_instance_pick", "durable_instance_lease", "durable_instance_awaiting",
+                "durable_instance_failed").doesNotContain("Seq Scan");
+    }
+
     private static MapSqlParameterSource claims() {
         return new MapSqlParameterSource()
                 .addValue("id", new SqlArrayValue("int8", 1001L, 2001L))

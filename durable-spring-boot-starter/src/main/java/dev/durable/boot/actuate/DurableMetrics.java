@@ -16,9 +16,13 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -47,17 +51,23 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code durable.steps.in.flight}, {@code durable.zombies}</td><td>gauges</td><td></td></tr>
  *   <tr><td>{@code durable.queue.concurrency}, {@code durable.queue.in.flight}</td><td>gauges (this node)</td>
  *       <td>queue</td></tr>
- *   <tr><td>{@code durable.queue.depth}</td><td>gauge (database)</td><td>queue, status</td></tr>
+ *   <tr><td>{@code durable.queue.depth}</td><td>gauge (database)</td><td>queue, status: runnable, executing,
+ *       awaiting_signal, failed (not done: history is no depth, and only a scan of the whole table counts it)</td>
+ *       </tr>
  *   <tr><td>{@code durable.queue.oldest.runnable.age}, {@code durable.queue.expired.leases}</td><td>gauges
  *       (database)</td><td>queue</td></tr>
  * </table>
  *
- * The database gauges come from {@code DurableClient.summarize()}, run in the background every
- * {@code durable.metrics.queue-depth-refresh-interval} and cached; a scrape never queries the database.
+ * The database gauges come from {@code DurableClient.summarizeLive()}, which reads only the indexes of unfinished
+ * instances, run in the background every {@code durable.metrics.queue-depth-refresh-interval} and cached; a scrape
+ * never queries the database. This node's queues are always reported, at zero when they have nothing unfinished.
  */
 public final class DurableMetrics implements DurableListener, MeterBinder, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DurableMetrics.class);
+    /** The statuses of {@code durable.queue.depth}: all but done. */
+    private static final Set<InstanceStatus> DEPTH_STATUSES =
+            Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(InstanceStatus.DONE)));
 
     private final Supplier<DurableEngine> engine;
     private final Duration refreshInterval;
@@ -154,13 +164,16 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
     /** Queries the queue summaries now and updates the database gauges. */
     public void refresh() {
         List<QueueSummary> summaries;
+        Set<String> localQueues;
         try {
-            summaries = engine.get().client().summarize();
+            DurableEngine node = engine.get();
+            localQueues = node.queues().keySet();
+            summaries = node.client().summarizeLive();
         } catch (RuntimeException e) {
             log.debug("Could not refresh durable's queue gauges; keeping the last values: {}", e.toString());
             return;
         }
-        queueGauges.forEach(gauges -> gauges.update(summaries));
+        queueGauges.forEach(gauges -> gauges.update(summaries, localQueues));
     }
 
     @Override
@@ -215,12 +228,16 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
                     .register(registry);
         }
 
-        void update(List<QueueSummary> summaries) {
+        /** {@code summaries} without done counts; queues of this node missing from them have nothing unfinished. */
+        void update(List<QueueSummary> summaries, Set<String> localQueues) {
+            Map<String, QueueSummary> byQueue = new TreeMap<>();
+            localQueues.forEach(queue -> byQueue.put(queue, new QueueSummary(queue, Map.of(), null, 0)));
+            summaries.forEach(summary -> byQueue.put(summary.queue(), summary));
             List<MultiGauge.Row<?>> depths = new ArrayList<>();
             List<MultiGauge.Row<?>> ages = new ArrayList<>();
             List<MultiGauge.Row<?>> expired = new ArrayList<>();
-            for (QueueSummary summary : summaries) {
-                for (InstanceStatus status : InstanceStatus.values()) {
+            for (QueueSummary summary : byQueue.values()) {
+                for (InstanceStatus status : DEPTH_STATUSES) {
                     depths.add(MultiGauge.Row.of(Tags.of("queue", summary.queue(), "status", status.label()),
                             summary.count(status)));
                 }

@@ -102,7 +102,10 @@ class MetricsTests extends IntegrationTest {
         });
         assertThat(registry.find("durable.queue.depth").tag("queue", "default").gauges())
                 .extracting(gauge -> gauge.getId().getTag("status"))
-                .contains("runnable", "executing", "awaiting_signal", "done", "failed");
+                .containsExactlyInAnyOrder("runnable", "executing", "awaiting_signal", "failed");
+        // A queue of this node with nothing unfinished reads zero rather than vanishing.
+        assertThat(registry.get("durable.queue.depth").tags("queue", "shutdown", "status", "runnable").gauge()
+                .value()).isZero();
         assertThat(registry.find("durable.queue.oldest.runnable.age").tag("queue", "default").gauge()).isNotNull();
         assertThat(registry.find("durable.queue.expired.leases").tag("queue", "default").gauge()).isNotNull();
         assertThat(registry.get("durable.steps.in.flight").gauge().value()).isGreaterThanOrEqualTo(0);
