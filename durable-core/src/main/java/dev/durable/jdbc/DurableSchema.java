@@ -18,6 +18,7 @@ import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import liquibase.ui.LoggerUIService;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -34,6 +35,9 @@ public final class DurableSchema {
 
     /** The shipped changelog, on the classpath. Each version is also published as plain SQL next to it. */
     public static final String CHANGELOG = "dev/durable/db/changelog.xml";
+
+    /** The first version of the schema as plain SQL, on the classpath, for applications running their migrations. */
+    public static final String SQL_SCRIPT = "dev/durable/db/V1__durable_schema.sql";
 
     /** Liquibase's tracking tables for durable's changelog, apart from any of the application's. */
     public static final String CHANGELOG_TABLE = "durable_changelog";
@@ -84,6 +88,11 @@ public final class DurableSchema {
      * under its lock.
      */
     public void migrate(DataSource dataSource) {
+        if (!liquibaseAvailable(DurableSchema.class.getClassLoader())) {
+            throw new IllegalStateException("Liquibase is not on the classpath, so durable's changelog cannot run:"
+                    + " add org.liquibase:liquibase-core, or create the tables with your own migrations from "
+                    + SQL_SCRIPT);
+        }
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
             try (Statement statement = connection.createStatement()) {
@@ -102,6 +111,16 @@ public final class DurableSchema {
             }
         } catch (SQLException e) {
             throw new IllegalStateException("Could not install durable's schema '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether {@code classLoader} can load Liquibase, which {@link #migrate(DataSource)} runs. */
+    public static boolean liquibaseAvailable(@Nullable ClassLoader classLoader) {
+        try {
+            Class.forName("liquibase.command.CommandScope", false, classLoader);
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
         }
     }
 

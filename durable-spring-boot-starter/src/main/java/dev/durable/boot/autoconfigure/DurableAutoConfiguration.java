@@ -26,6 +26,7 @@ import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -65,8 +66,9 @@ public final class DurableAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "durable.initialize-schema", matchIfMissing = true)
     DurableSchemaInitializer durableSchemaInitializer(ObjectProvider<DataSource> dataSources,
-            @DurableDataSource ObjectProvider<DataSource> durableDataSource) {
-        return new DurableSchemaInitializer(dataSource(dataSources, durableDataSource));
+            @DurableDataSource ObjectProvider<DataSource> durableDataSource, ResourceLoader resourceLoader) {
+        return new DurableSchemaInitializer(dataSource(dataSources, durableDataSource),
+                resourceLoader.getClassLoader());
     }
 
     @Bean

@@ -2,9 +2,9 @@ package dev.durable.boot.autoconfigure;
 
 import dev.durable.jdbc.DurableSchema;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.util.ClassUtils;
 
 /**
  * Installs or updates durable's tables before the engine is built: runs the shipped Liquibase changelog
@@ -16,16 +16,18 @@ final class DurableSchemaInitializer {
     private static final Logger log = LoggerFactory.getLogger(DurableSchemaInitializer.class);
 
     private final DataSource dataSource;
+    private final @Nullable ClassLoader classLoader;
 
-    DurableSchemaInitializer(DataSource dataSource) {
+    DurableSchemaInitializer(DataSource dataSource, @Nullable ClassLoader classLoader) {
         this.dataSource = dataSource;
+        this.classLoader = classLoader;
     }
 
     void initialize(DurableSchema schema) {
-        if (!ClassUtils.isPresent("liquibase.command.CommandScope", DurableSchemaInitializer.class.getClassLoader())) {
+        if (!DurableSchema.liquibaseAvailable(classLoader)) {
             throw new IllegalStateException("durable.initialize-schema is true but Liquibase is not on the classpath:"
                     + " add org.liquibase:liquibase-core, or set durable.initialize-schema=false and create the"
-                    + " tables with your own migrations (the SQL ships as dev/durable/db/V1__durable_schema.sql)");
+                    + " tables with your own migrations (the SQL ships as " + DurableSchema.SQL_SCRIPT + ")");
         }
         long started = System.nanoTime();
         schema.migrate(dataSource);

@@ -443,6 +443,17 @@ class DurableAutoConfigurationTests {
     }
 
     @Test
+    void withoutLiquibaseStartupFailsNamingThePropertyUnlessTheSchemaIsLeftToTheApplication() {
+        ApplicationContextRunner withoutLiquibase = runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withClassLoader(new FilteredClassLoader("liquibase"));
+        withoutLiquibase.run(context -> assertThat(context).getFailure().rootCause()
+                .hasMessageContaining("durable.initialize-schema is true but Liquibase is not on the classpath")
+                .hasMessageContaining("dev/durable/db/V1__durable_schema.sql"));
+        withoutLiquibase.withPropertyValues("durable.initialize-schema=false")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void theSchemaIsInitializedWhereACustomizerPutsTheEngine() {
         TestDatabase.jdbc(); // the test database is up
         dev.durable.test.postgres.TestPostgres.get().dropSchema("durable_customized");
