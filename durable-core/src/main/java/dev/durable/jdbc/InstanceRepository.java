@@ -822,28 +822,25 @@ public final class InstanceRepository {
     }
 
     private List<Long> applyNext(List<OutcomeWrite> batch) {
-        Object[] consumedSignal = batch.stream().flatMap(write -> write.awaitedIds().stream()).toArray();
-        return hot().sql(applyNextSql)
-                .param("id", ids(batch))
-                .param("token", tokens(batch))
-                .param("step", column(batch, "text", OutcomeWrite::step))
-                .param("state", column(batch, "text", OutcomeWrite::stateJson))
-                .param("consumedSignal", new SqlArrayValue("int8", consumedSignal))
-                .query(Long.class)
-                .list();
+        return movingOn(applyNextSql, batch).query(Long.class).list();
     }
 
     private List<ClaimedStep> applyContinue(List<OutcomeWrite> batch, Duration lease) {
+        return movingOn(applyContinueSql, batch)
+                .param("leaseMs", lease.toMillis())
+                .query((rs, i) -> claimedStep(rs))
+                .list();
+    }
+
+    /** A next or a continue: the step to go on with, the state, and the awaited signals to consume. */
+    private JdbcClient.StatementSpec movingOn(String sql, List<OutcomeWrite> batch) {
         Object[] consumedSignal = batch.stream().flatMap(write -> write.awaitedIds().stream()).toArray();
-        return hot().sql(applyContinueSql)
+        return hot().sql(sql)
                 .param("id", ids(batch))
                 .param("token", tokens(batch))
                 .param("step", column(batch, "text", OutcomeWrite::step))
                 .param("state", column(batch, "text", OutcomeWrite::stateJson))
-                .param("consumedSignal", new SqlArrayValue("int8", consumedSignal))
-                .param("leaseMs", lease.toMillis())
-                .query((rs, i) -> claimedStep(rs))
-                .list();
+                .param("consumedSignal", new SqlArrayValue("int8", consumedSignal));
     }
 
     private List<Long> applyRetry(List<OutcomeWrite> batch) {
@@ -900,9 +897,7 @@ public final class InstanceRepository {
         if (claims.isEmpty()) {
             return List.of();
         }
-        Set<Claim> extended = new HashSet<>(hot().sql(heartbeatSql)
-                .param("id", new SqlArrayValue("int8", claims.stream().map(Claim::id).toArray()))
-                .param("token", new SqlArrayValue("int8", claims.stream().map(Claim::token).toArray()))
+        Set<Claim> extended = new HashSet<>(onClaims(heartbeatSql, claims)
                 .param("leaseMs", lease.toMillis())
                 .query(InstanceRepository::claim)
                 .list());
@@ -949,9 +944,7 @@ public final class InstanceRepository {
         if (claims.isEmpty()) {
             return List.of();
         }
-        return hot().sql(releaseSql)
-                .param("id", new SqlArrayValue("int8", claims.stream().map(Claim::id).toArray()))
-                .param("token", new SqlArrayValue("int8", claims.stream().map(Claim::token).toArray()))
+        return onClaims(releaseSql, claims)
                 .query(Long.class)
                 .list();
     }
@@ -1027,11 +1020,16 @@ public final class InstanceRepository {
 
     /** The claims among {@code claims} that {@code sql} (selecting {@code id, lease_token}) finds. */
     private Set<Claim> claimsMatching(String sql, List<Claim> claims) {
-        return new HashSet<>(hot().sql(sql)
-                .param("id", new SqlArrayValue("int8", claims.stream().map(Claim::id).toArray()))
-                .param("token", new SqlArrayValue("int8", claims.stream().map(Claim::token).toArray()))
+        return new HashSet<>(onClaims(sql, claims)
                 .query(InstanceRepository::claim)
                 .list());
+    }
+
+    /** A hot statement with {@code claims} bound as its {@code :id} and {@code :token} arrays. */
+    private JdbcClient.StatementSpec onClaims(String sql, List<Claim> claims) {
+        return hot().sql(sql)
+                .param("id", new SqlArrayValue("int8", claims.stream().map(Claim::id).toArray()))
+                .param("token", new SqlArrayValue("int8", claims.stream().map(Claim::token).toArray()));
     }
 
     private static Claim claim(ResultSet rs, int rowNum) throws SQLException {

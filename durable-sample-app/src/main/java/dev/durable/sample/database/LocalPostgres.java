@@ -65,10 +65,6 @@ final class LocalPostgres implements AutoCloseable {
         return "jdbc:postgresql://localhost:" + port + "/postgres";
     }
 
-    int port() {
-        return port;
-    }
-
     @Override
     public void close() throws IOException {
         if (started != null) {

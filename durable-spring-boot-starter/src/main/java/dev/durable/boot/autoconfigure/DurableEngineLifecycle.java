@@ -1,6 +1,7 @@
 package dev.durable.boot.autoconfigure;
 
 import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.NodeState;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -19,7 +20,6 @@ final class DurableEngineLifecycle implements SmartLifecycle {
 
     private final DurableEngine engine;
     private final AnnotatedMachines machines;
-    private volatile boolean running;
 
     DurableEngineLifecycle(DurableEngine engine, AnnotatedMachines machines) {
         this.engine = engine;
@@ -30,16 +30,11 @@ final class DurableEngineLifecycle implements SmartLifecycle {
     public void start() {
         machines.bindAll();
         engine.start();
-        running = true;
     }
 
     @Override
     public void stop() {
-        try {
-            engine.stop();
-        } finally {
-            running = false;
-        }
+        engine.stop();
     }
 
     @Override
@@ -54,9 +49,11 @@ final class DurableEngineLifecycle implements SmartLifecycle {
         stopping.start();
     }
 
+    /** From start until stopped: running, degraded or draining. */
     @Override
     public boolean isRunning() {
-        return running;
+        NodeState state = engine.state();
+        return state != NodeState.STARTING && state != NodeState.STOPPED;
     }
 
     @Override

@@ -4,9 +4,13 @@ import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.InvalidSettingException;
 import dev.durable.runtime.QueueSettings;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,10 +19,43 @@ import org.jspecify.annotations.Nullable;
  */
 final class EngineSettingsMapper {
 
-    private static final Pattern SETTING_NAMES = Pattern.compile(
-            "\\b(nodeName|schema|leaseTtl|heartbeatInterval|pollInterval|reaperInterval|reaperBatchSize"
-                    + "|shutdownGracePeriod|stepTimeout|zombieGracePeriod|maxZombies|outcomeRetryTimeout"
-                    + "|maxRetryBackoff|batchWindow)\\b");
+    /** One engine setting and the property it comes from: the single list the three mappings below use. */
+    private record Mapping<T>(String setting, Function<DurableProperties, T> property,
+            BiConsumer<EngineSettings.Builder, T> apply) {
+
+        void applyTo(EngineSettings.Builder settings, DurableProperties properties) {
+            apply.accept(settings, property.apply(properties));
+        }
+    }
+
+    private static final List<Mapping<?>> MAPPINGS = List.of(
+            new Mapping<>("nodeName", DurableProperties::getNodeName, EngineSettings.Builder::nodeName),
+            new Mapping<>("schema", DurableProperties::getSchema, EngineSettings.Builder::schema),
+            new Mapping<>("leaseTtl", DurableProperties::getLeaseTtl, EngineSettings.Builder::leaseTtl),
+            new Mapping<>("heartbeatInterval", DurableProperties::getHeartbeatInterval,
+                    EngineSettings.Builder::heartbeatInterval),
+            new Mapping<>("pollInterval", DurableProperties::getPollInterval, EngineSettings.Builder::pollInterval),
+            new Mapping<>("reaperInterval", DurableProperties::getReaperInterval,
+                    EngineSettings.Builder::reaperInterval),
+            new Mapping<>("reaperBatchSize", DurableProperties::getReaperBatchSize,
+                    EngineSettings.Builder::reaperBatchSize),
+            new Mapping<>("shutdownGracePeriod", DurableProperties::getShutdownGracePeriod,
+                    EngineSettings.Builder::shutdownGracePeriod),
+            new Mapping<>("stepTimeout", DurableProperties::getStepTimeout, EngineSettings.Builder::stepTimeout),
+            new Mapping<>("zombieGracePeriod", DurableProperties::getZombieGracePeriod,
+                    EngineSettings.Builder::zombieGracePeriod),
+            new Mapping<>("maxZombies", DurableProperties::getMaxZombies, EngineSettings.Builder::maxZombies),
+            new Mapping<>("outcomeRetryTimeout", DurableProperties::getOutcomeRetryTimeout,
+                    EngineSettings.Builder::outcomeRetryTimeout),
+            new Mapping<>("maxRetryBackoff", DurableProperties::getMaxRetryBackoff,
+                    EngineSettings.Builder::maxRetryBackoff),
+            new Mapping<>("batchWindow", DurableProperties::getBatchWindow, EngineSettings.Builder::batchWindow),
+            new Mapping<>("inlineNextSteps", DurableProperties::isInlineNextSteps,
+                    EngineSettings.Builder::inlineNextSteps));
+
+    /** The settings' names as the engine's messages write them, to be replaced by their properties' names. */
+    private static final Pattern SETTING_NAMES = Pattern.compile(MAPPINGS.stream().map(Mapping::setting)
+            .collect(Collectors.joining("|", "\\b(", ")\\b")));
     private static final Pattern CAMEL_HUMP = Pattern.compile("([a-z0-9])([A-Z])");
 
     private EngineSettingsMapper() {
@@ -26,23 +63,8 @@ final class EngineSettingsMapper {
 
     /** A settings builder holding the properties; nothing is checked yet. */
     static EngineSettings.Builder toBuilder(DurableProperties properties, boolean virtualThreads) {
-        EngineSettings.Builder settings = EngineSettings.builder()
-                .nodeName(properties.getNodeName())
-                .schema(properties.getSchema())
-                .leaseTtl(properties.getLeaseTtl())
-                .heartbeatInterval(properties.getHeartbeatInterval())
-                .pollInterval(properties.getPollInterval())
-                .reaperInterval(properties.getReaperInterval())
-                .reaperBatchSize(properties.getReaperBatchSize())
-                .shutdownGracePeriod(properties.getShutdownGracePeriod())
-                .stepTimeout(properties.getStepTimeout())
-                .zombieGracePeriod(properties.getZombieGracePeriod())
-                .maxZombies(properties.getMaxZombies())
-                .outcomeRetryTimeout(properties.getOutcomeRetryTimeout())
-                .maxRetryBackoff(properties.getMaxRetryBackoff())
-                .batchWindow(properties.getBatchWindow())
-                .inlineNextSteps(properties.isInlineNextSteps())
-                .virtualThreads(virtualThreads);
+        EngineSettings.Builder settings = EngineSettings.builder().virtualThreads(virtualThreads);
+        MAPPINGS.forEach(mapping -> mapping.applyTo(settings, properties));
         properties.getQueues().forEach((name, queue) ->
                 settings.queue(name, new QueueSettings(queue.getConcurrency(), queue.getBatchSize())));
         return settings;
@@ -76,21 +98,7 @@ final class EngineSettingsMapper {
 
     private static @Nullable Object valueOf(String property, DurableProperties properties) {
         Map<String, @Nullable Object> values = new LinkedHashMap<>();
-        values.put("durable.node-name", properties.getNodeName());
-        values.put("durable.schema", properties.getSchema());
-        values.put("durable.lease-ttl", properties.getLeaseTtl());
-        values.put("durable.heartbeat-interval", properties.getHeartbeatInterval());
-        values.put("durable.poll-interval", properties.getPollInterval());
-        values.put("durable.reaper-interval", properties.getReaperInterval());
-        values.put("durable.reaper-batch-size", properties.getReaperBatchSize());
-        values.put("durable.shutdown-grace-period", properties.getShutdownGracePeriod());
-        values.put("durable.step-timeout", properties.getStepTimeout());
-        values.put("durable.zombie-grace-period", properties.getZombieGracePeriod());
-        values.put("durable.max-zombies", properties.getMaxZombies());
-        values.put("durable.outcome-retry-timeout", properties.getOutcomeRetryTimeout());
-        values.put("durable.max-retry-backoff", properties.getMaxRetryBackoff());
-        values.put("durable.batch-window", properties.getBatchWindow());
-        values.put("durable.inline-next-steps", properties.isInlineNextSteps());
+        MAPPINGS.forEach(mapping -> values.put(propertyName(mapping.setting()), mapping.property().apply(properties)));
         properties.getQueues().forEach((name, queue) -> {
             values.put("durable.queues." + name + ".concurrency", queue.getConcurrency());
             values.put("durable.queues." + name + ".batch-size", queue.getBatchSize());

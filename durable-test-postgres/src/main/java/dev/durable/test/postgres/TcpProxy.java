@@ -42,7 +42,6 @@ public final class TcpProxy implements AutoCloseable {
     private final InetSocketAddress target;
     private final ServerSocket server;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-    private final AtomicLong passed = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private volatile boolean cut;
     private volatile boolean closed;
@@ -96,23 +95,9 @@ public final class TcpProxy implements AutoCloseable {
         log.info("Proxy {} -> {} restored", port(), target);
     }
 
-    public boolean isCut() {
-        return cut;
-    }
-
-    /** Connections passed through to the target since the proxy started. */
-    public long connectionsPassed() {
-        return passed.get();
-    }
-
     /** Connection attempts refused while cut. */
     public long connectionsRefused() {
         return refused.get();
-    }
-
-    /** Client connections open through the proxy now. */
-    public int openConnections() {
-        return open.size() / 2;
     }
 
     @Override
@@ -159,7 +144,6 @@ public final class TcpProxy implements AutoCloseable {
                 reset(upstream);
                 continue;
             }
-            passed.incrementAndGet();
             pump(client, upstream);
             pump(upstream, client);
         }
