@@ -396,7 +396,7 @@ public final class Benchmark {
         applied.awaitCount(n, Duration.ofMinutes(10));
         double seconds = (System.nanoTime() - begin) / 1e9;
         String cpuUse = cpu.stop();
-        engine.stop();
+        engine.close();
         note(label + ": " + n + " instances in " + String.format(Locale.ROOT, "%.2f", seconds) + " s; "
                 + describe(engine) + "; " + cpuUse);
         return n / seconds;
@@ -425,7 +425,7 @@ public final class Benchmark {
         engine.start();
         applied.awaitCount(CHAIN_INSTANCES * 10L, Duration.ofMinutes(10));
         double seconds = (System.nanoTime() - begin) / 1e9;
-        engine.stop();
+        engine.close();
         note("b (" + (inline ? "inline" : "not inline") + "): " + CHAIN_INSTANCES * 10 + " steps in "
                 + String.format(Locale.ROOT, "%.2f", seconds) + " s; " + describe(engine));
         report("b.chain_steps_" + (inline ? "inline" : "not_inline"), CHAIN_INSTANCES * 10 / seconds, "steps/s",
@@ -456,7 +456,7 @@ public final class Benchmark {
             client.start("latency", new Sample(i));
             startedLatch[i].await(10, TimeUnit.SECONDS);
         }
-        engine.stop();
+        engine.close();
         reportLatency("c.insert_to_step_start", sent, started);
     }
 
@@ -490,7 +490,7 @@ public final class Benchmark {
             client.signal(ids[i], "go", null);
             woken[i].await(10, TimeUnit.SECONDS);
         }
-        engine.stop();
+        engine.close();
         reportLatency("c.signal_to_step_start", sent, started);
     }
 
@@ -523,7 +523,7 @@ public final class Benchmark {
         allRunning.await(5, TimeUnit.MINUTES);
         long during = usedHeapAfterGc();
         release.countDown();
-        engine.stop();
+        engine.close();
         report("f.heap_per_in_flight_step", (during - before) / (double) IN_FLIGHT, "bytes",
                 "in_flight=" + IN_FLIGHT + " threads=" + (engine.settings().virtualThreads() ? "virtual" : "platform"));
     }
@@ -548,7 +548,7 @@ public final class Benchmark {
         }
         parked.awaitCount(AWAITING, Duration.ofMinutes(10));
         long withAll = usedHeapAfterGc();
-        engine.stop();
+        engine.close();
         report("f.node_heap_with_awaiting", withAll / 1024.0 / 1024.0, "MiB", "awaiting=" + AWAITING);
         report("f.heap_growth_1k_to_100k_awaiting", (withAll - withThousand) / 1024.0 / 1024.0, "MiB", "");
     }

@@ -32,7 +32,8 @@ import java.util.Map;
  *   <li>{@code EVENT fenced|abandoned|discarded instance=<id> token=<t> step=<s> outcome=<o>}: an outcome that was
  *       not applied, with the claim it belonged to;</li>
  *   <li>{@code EVENT reaped count=<n>}, {@code EVENT lease-lost instance=<id>}, {@code EVENT zombie instance=<id>},
- *       {@code EVENT state from=<s> to=<s>};</li>
+ *       {@code EVENT state from=<s> to=<s> at=<epoch millis>} (when it happened: the orchestrator may read the line
+ *       later);</li>
  *   <li>{@code STATS ...} when it stops.</li>
  * </ul>
  * On SIGTERM a shutdown hook stops the engine gracefully (drain, then release what did not finish). When its
@@ -77,7 +78,7 @@ public final class ChaosNode {
                 .listener(new PrintingListener())
                 .build();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            engine.stop();
+            engine.close();
             OUT.println("STATS " + describe(engine.stats()) + " zombies=" + engine.zombies());
             engineData.close();
             effectData.close();
@@ -185,7 +186,7 @@ public final class ChaosNode {
 
         @Override
         public void stateChanged(NodeState from, NodeState to) {
-            OUT.println("EVENT state from=" + from + " to=" + to);
+            OUT.println("EVENT state from=" + from + " to=" + to + " at=" + System.currentTimeMillis());
         }
     }
 }

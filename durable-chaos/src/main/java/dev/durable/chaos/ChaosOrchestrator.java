@@ -52,6 +52,7 @@ public final class ChaosOrchestrator {
             Pattern.compile("^EVENT (fenced|abandoned|discarded) instance=(\\d+) token=(\\d+) step=(\\S+) .*");
     private static final Pattern REAPED = Pattern.compile("^EVENT reaped count=(\\d+)");
     private static final Pattern LEASE_LOST = Pattern.compile("^EVENT lease-lost instance=(\\d+)");
+    private static final Pattern STATE = Pattern.compile("^EVENT state from=(\\S+) to=(\\S+) at=(\\d+)");
     private static final Pattern READY = Pattern.compile("^READY node=\\S+ id=(\\S+) pid=(\\d+)");
     private static final Pattern RELEASED = Pattern.compile("\\breleased=(\\d+)");
     private static final Duration NODE_START_TIMEOUT = Duration.ofSeconds(90);
@@ -552,15 +553,16 @@ public final class ChaosOrchestrator {
         } else if ((m = LEASE_LOST.matcher(line)).find()) {
             count("lease-lost", 1);
             leaseLostByPid.computeIfAbsent(pid, p -> ConcurrentHashMap.newKeySet()).add(Long.parseLong(m.group(1)));
-        } else if (line.startsWith("EVENT state ")) {
-            String to = line.substring(line.indexOf("to=") + 3);
+        } else if ((m = STATE.matcher(line)).find()) {
+            String to = m.group(2);
             if (to.equals("DEGRADED")) {
                 count("degraded", 1);
-            } else if (line.contains("from=DEGRADED") && to.equals("RUNNING")) {
+            } else if (m.group(1).equals("DEGRADED") && to.equals("RUNNING")) {
                 count("recovered", 1);
                 Instant back = postgresBackAt;
                 if (back.isAfter(Instant.EPOCH)) {
-                    recoveries.add(Duration.between(back, Instant.now()));
+                    // The node's own time of the change: under load this line may be read seconds later.
+                    recoveries.add(Duration.between(back, Instant.ofEpochMilli(Long.parseLong(m.group(3)))));
                 }
             }
             lastState.put(pid, to);

@@ -80,7 +80,7 @@ public final class EngineFixture implements BeforeEachCallback, AfterEachCallbac
 
     @Override
     public void afterEach(ExtensionContext context) {
-        engines.forEach(DurableEngine::stop);
+        engines.forEach(DurableEngine::close);
         engines.clear();
     }
 }
