@@ -428,17 +428,22 @@ public final class InstanceRepository {
             GROUP BY queue, status
             """;
 
-    private static final String SUMMARIZE = """
-            /* durable: summarize */
-            SELECT queue,
-                   count(*) FILTER (WHERE status = 'runnable') AS runnable,
+    // Per queue, over rows that carry status, eligible_at and lease_expires_at: the counts of the unfinished
+    // statuses, the age of the oldest eligible runnable row, and the expired leases. Shared by both summaries.
+    private static final String UNFINISHED_SUMMARY = """
+            count(*) FILTER (WHERE status = 'runnable') AS runnable,
                    count(*) FILTER (WHERE status = 'executing') AS executing,
                    count(*) FILTER (WHERE status = 'awaiting_signal') AS awaiting_signal,
-                   count(*) FILTER (WHERE status = 'done') AS done,
                    count(*) FILTER (WHERE status = 'failed') AS failed,
                    extract(epoch FROM now() - min(eligible_at)
                        FILTER (WHERE status = 'runnable' AND eligible_at <= now())) AS oldest_runnable_seconds,
-                   count(*) FILTER (WHERE status = 'executing' AND lease_expires_at < now()) AS expired_leases
+                   count(*) FILTER (WHERE status = 'executing' AND lease_expires_at < now()) AS expired_leases""";
+
+    private static final String SUMMARIZE = """
+            /* durable: summarize */
+            SELECT queue,
+                   {unfinishedSummary},
+                   count(*) FILTER (WHERE status = 'done') AS done
             FROM {schema}.durable_instance
             GROUP BY queue
             ORDER BY queue
@@ -463,13 +468,7 @@ public final class InstanceRepository {
                 FROM {schema}.durable_instance WHERE status = 'failed'
             )
             SELECT queue,
-                   count(*) FILTER (WHERE status = 'runnable') AS runnable,
-                   count(*) FILTER (WHERE status = 'executing') AS executing,
-                   count(*) FILTER (WHERE status = 'awaiting_signal') AS awaiting_signal,
-                   count(*) FILTER (WHERE status = 'failed') AS failed,
-                   extract(epoch FROM now() - min(eligible_at)
-                       FILTER (WHERE status = 'runnable' AND eligible_at <= now())) AS oldest_runnable_seconds,
-                   count(*) FILTER (WHERE status = 'executing' AND lease_expires_at < now()) AS expired_leases
+                   {unfinishedSummary}
             FROM live
             GROUP BY queue
             ORDER BY queue
@@ -554,7 +553,8 @@ public final class InstanceRepository {
         return schema.qualify(statement
                 .replace("{consume}", CONSUME.strip())
                 .replace("{fence}", FENCE)
-                .replace("{columns}", COLUMNS.strip()));
+                .replace("{columns}", COLUMNS.strip())
+                .replace("{unfinishedSummary}", UNFINISHED_SUMMARY));
     }
 
     // ---------------------------------------------------------------- planning
