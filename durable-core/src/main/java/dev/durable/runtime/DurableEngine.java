@@ -214,7 +214,10 @@ public final class DurableEngine implements AutoCloseable {
         }
     }
 
-    /** This start's node id: the node name plus a per-start suffix; stored as {@code lease_owner}. */
+    /**
+     * This engine's node id, stored as {@code lease_owner}: the node name plus a suffix drawn when the engine is
+     * built, so every process start has its own (a stop and start of the same engine keeps it).
+     */
     public String nodeId() {
         return nodeId;
     }

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * Everything the engine can be told, in one immutable object with the defaults below, checked in one place
  * ({@link Builder#build()}). The Spring Boot starter maps {@code durable.*} properties onto it.
  *
- * @param nodeName             this node's stable name (default: the host name); node ids add a per-start suffix
+ * @param nodeName             this node's stable name (default: the host name); node ids add a per-engine suffix
  * @param schema               the PostgreSQL schema of durable's tables
  * @param leaseTtl             how long a claim lives without a heartbeat
  * @param heartbeatInterval    how often this node extends the leases of its running steps; at most a third of
