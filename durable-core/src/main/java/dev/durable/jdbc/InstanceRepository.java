@@ -570,14 +570,15 @@ public final class InstanceRepository {
     }
 
     /**
-     * The client of the hot statements (pick, outcome writes, heartbeat, reap, release). While the statistics say
-     * the table is small, a plan cached from them may scan it in a nested loop, and picks on a table that has since
-     * grown took seconds (see {@link FreshlyPlannedJdbcTemplate}): those statements are then planned at every
+     * The client of the hot statements (pick, outcome writes, heartbeat, reap, release, and the signal delivery of
+     * {@link SignalRepository}, which locks an instance row by its key). While the statistics say the table is
+     * small, a plan cached from them may scan it in a nested loop, and picks on a table that has since grown took
+     * seconds (see {@link FreshlyPlannedJdbcTemplate}): those statements are then planned at every
      * execution, from the table's real size. Once the statistics describe a sizeable table, plans made from them
      * reach rows through the indexes and stay good as the table grows, so the statements are prepared on the
      * server again and their plans cached (a generic plan saves about a millisecond of planning per batch).
      */
-    private JdbcClient hot() {
+    JdbcClient hot() {
         return statisticsSaySmall ? freshlyPlanned : jdbc;
     }
 

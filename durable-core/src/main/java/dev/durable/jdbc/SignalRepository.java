@@ -2,9 +2,7 @@ package dev.durable.jdbc;
 
 import dev.durable.InstanceStatus;
 import dev.durable.SignalResult;
-import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * All SQL of {@code durable_signal} on the sender's side: delivery. (A step's inbox is read by the pick and its
@@ -50,11 +48,15 @@ public final class SignalRepository {
             FROM target t
             """;
 
-    private final JdbcClient jdbc;
+    private final InstanceRepository instances;
     private final String deliverSql;
 
-    public SignalRepository(DataSource dataSource, DurableSchema schema) {
-        this.jdbc = JdbcClient.create(dataSource);
+    /**
+     * Signals of the instances of {@code instances}, on its data source; a delivery locks its instance's row, so it
+     * is planned the way {@code instances} plans its hot statements (see {@link InstanceRepository#refreshPlanning()}).
+     */
+    public SignalRepository(InstanceRepository instances, DurableSchema schema) {
+        this.instances = instances;
         this.deliverSql = schema.qualify(DELIVER);
     }
 
@@ -64,7 +66,7 @@ public final class SignalRepository {
      * @param payloadJson the payload as JSON text, or {@code null} for none
      */
     public Delivery deliver(long instanceId, String name, @Nullable String payloadJson, @Nullable String dedupKey) {
-        return jdbc.sql(deliverSql)
+        return instances.hot().sql(deliverSql)
                 .param("instanceId", instanceId)
                 .param("name", name)
                 .param("payload", payloadJson)

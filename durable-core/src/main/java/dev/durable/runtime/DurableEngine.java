@@ -87,7 +87,7 @@ public final class DurableEngine implements AutoCloseable {
         this.lifecycle = new NodeLifecycle(nodeId, events);
         DurableSchema schema = DurableSchema.named(settings.schema());
         this.instances = new InstanceRepository(builder.dataSource, schema);
-        SignalRepository signals = new SignalRepository(builder.dataSource, schema);
+        SignalRepository signals = new SignalRepository(instances, schema);
         this.client = new DefaultDurableClient(machines, instances, signals, builder.codec, events, this::wake);
         // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
         // the queue at once, not linger (holding the step) until their delay would have run out.

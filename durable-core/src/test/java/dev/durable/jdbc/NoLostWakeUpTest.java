@@ -32,7 +32,7 @@ class NoLostWakeUpTest {
 
     private final DataSource dataSource = TestDatabase.dataSource();
     private final InstanceRepository instances = new InstanceRepository(dataSource, DurableSchema.named(SCHEMA));
-    private final SignalRepository signals = new SignalRepository(dataSource, DurableSchema.named(SCHEMA));
+    private final SignalRepository signals = new SignalRepository(instances, DurableSchema.named(SCHEMA));
 
     /**
      * One thread per blocked statement. Not the common pool: on a two-core machine it has a single worker, and the

@@ -22,7 +22,7 @@ class StatementCountTest {
     private final CountingDataSource counting = new CountingDataSource(TestDatabase.dataSource());
     private final DurableSchema schema = DurableSchema.named(TestDatabase.SCHEMA);
     private final InstanceRepository instances = new InstanceRepository(counting.dataSource(), schema);
-    private final SignalRepository signals = new SignalRepository(counting.dataSource(), schema);
+    private final SignalRepository signals = new SignalRepository(instances, schema);
 
     @BeforeEach
     void clean() {
