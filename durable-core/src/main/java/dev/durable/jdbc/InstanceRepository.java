@@ -78,6 +78,21 @@ public final class InstanceRepository {
             SELECT unique_guard, id FROM {schema}.durable_instance WHERE unique_guard = ANY (:keys::text[])
             """;
 
+    // What a step about to run needs, read by the statement that claims it (pick, continue): the claimed row as c,
+    // and its unconsumed signals aggregated in id order by a LATERAL subquery named inbox over durable_signal s.
+    private static final String CLAIMED_STEP = """
+            c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.attempt,
+                   c.lease_token, c.queue, c.partition_key,
+                   inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
+                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created""";
+
+    private static final String INBOX = """
+            array_agg(s.id ORDER BY s.id) AS ids,
+                       array_agg(s.name ORDER BY s.id) AS names,
+                       array_agg(s.payload::text ORDER BY s.id) AS payloads,
+                       array_agg(s.dedup_key ORDER BY s.id) AS dedup_keys,
+                       array_agg(s.created_at ORDER BY s.id) AS created""";
+
     // One statement claims a batch and reads everything its steps need, inbox included.
     // - Pitfall 6: FOR NO KEY UPDATE, not FOR UPDATE, so a row that a concurrent signal insert holds a foreign-key
     //   KEY SHARE lock on is not skipped.
@@ -120,17 +135,10 @@ public final class InstanceRepository {
                 RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.attempt, d.lease_token,
                           d.queue, d.partition_key, d.priority, d.eligible_at
             )
-            SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.attempt,
-                   c.lease_token, c.queue, c.partition_key,
-                   inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
-                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
+            SELECT {claimedStep}
             FROM claimed c
             LEFT JOIN LATERAL (
-                SELECT array_agg(s.id ORDER BY s.id) AS ids,
-                       array_agg(s.name ORDER BY s.id) AS names,
-                       array_agg(s.payload::text ORDER BY s.id) AS payloads,
-                       array_agg(s.dedup_key ORDER BY s.id) AS dedup_keys,
-                       array_agg(s.created_at ORDER BY s.id) AS created
+                SELECT {inbox}
                 FROM {schema}.durable_signal s
                 WHERE s.instance_id = c.id AND s.consumed_at IS NULL) inbox ON true
             ORDER BY c.priority, c.eligible_at
@@ -206,19 +214,12 @@ public final class InstanceRepository {
                 RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.attempt, d.lease_token,
                           d.queue, d.partition_key
             ), {consume}
-            SELECT a.id, a.machine, a.machine_version, a.step, a.state::text AS state, a.awaits, a.attempt,
-                   a.lease_token, a.queue, a.partition_key,
-                   inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
-                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
-            FROM applied a
+            SELECT {claimedStep}
+            FROM applied c
             LEFT JOIN LATERAL (
-                SELECT array_agg(s.id ORDER BY s.id) AS ids,
-                       array_agg(s.name ORDER BY s.id) AS names,
-                       array_agg(s.payload::text ORDER BY s.id) AS payloads,
-                       array_agg(s.dedup_key ORDER BY s.id) AS dedup_keys,
-                       array_agg(s.created_at ORDER BY s.id) AS created
+                SELECT {inbox}
                 FROM {schema}.durable_signal s
-                WHERE s.instance_id = a.id AND s.consumed_at IS NULL
+                WHERE s.instance_id = c.id AND s.consumed_at IS NULL
                   AND s.id <> ALL (:consumedSignal::bigint[])) inbox ON true
             """;
 
@@ -554,7 +555,9 @@ public final class InstanceRepository {
                 .replace("{consume}", CONSUME.strip())
                 .replace("{fence}", FENCE)
                 .replace("{columns}", COLUMNS.strip())
-                .replace("{unfinishedSummary}", UNFINISHED_SUMMARY));
+                .replace("{unfinishedSummary}", UNFINISHED_SUMMARY)
+                .replace("{claimedStep}", CLAIMED_STEP)
+                .replace("{inbox}", INBOX));
     }
 
     // ---------------------------------------------------------------- planning
