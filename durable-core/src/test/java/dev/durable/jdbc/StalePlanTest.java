@@ -53,9 +53,7 @@ class StalePlanTest {
         }
         assertThat(pickPreparedOnTheServer()).as("nothing cached while the statistics say the table is small")
                 .isFalse();
-        TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
-                + " (machine, machine_version, step, state, queue) SELECT 'm', 1, 's', '{}', 'q'"
-                + " FROM generate_series(1, ?)", ROWS);
+        insertRunnableRows(ROWS);
 
         long start = System.nanoTime();
         List<ClaimedStep> picked = pick(50);
@@ -68,9 +66,7 @@ class StalePlanTest {
 
     @Test
     void onceTheStatisticsDescribeASizeableTableThePickIsPreparedOnTheServerAgain() {
-        TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
-                + " (machine, machine_version, step, state, queue) SELECT 'm', 1, 's', '{}', 'q'"
-                + " FROM generate_series(1, ?)", 2 * InstanceRepository.SMALL_TABLE_ROWS);
+        insertRunnableRows(2 * InstanceRepository.SMALL_TABLE_ROWS);
         TestDatabase.jdbc().execute("ANALYZE " + TestDatabase.SCHEMA + ".durable_instance");
 
         instances.refreshPlanning();
@@ -94,9 +90,7 @@ class StalePlanTest {
         assertThat(preparedOnTheServer("durable: deliver signal")).as("nothing cached while the table looks small")
                 .isFalse();
 
-        TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
-                + " (machine, machine_version, step, state, queue) SELECT 'm', 1, 's', '{}', 'q'"
-                + " FROM generate_series(1, ?)", 2 * InstanceRepository.SMALL_TABLE_ROWS);
+        insertRunnableRows(2 * InstanceRepository.SMALL_TABLE_ROWS);
         TestDatabase.jdbc().execute("ANALYZE " + TestDatabase.SCHEMA + ".durable_instance");
         instances.refreshPlanning();
         for (int i = 0; i < 6; i++) {
@@ -104,6 +98,12 @@ class StalePlanTest {
         }
 
         assertThat(preparedOnTheServer("durable: deliver signal")).isTrue();
+    }
+
+    private static void insertRunnableRows(long count) {
+        TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
+                + " (machine, machine_version, step, state, queue) SELECT 'm', 1, 's', '{}', 'q'"
+                + " FROM generate_series(1, ?)", count);
     }
 
     /** Whether this test's connection holds a server-side prepared pick (the driver prepares from the 5th use). */
