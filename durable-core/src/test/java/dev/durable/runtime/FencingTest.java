@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.durable.Outcome;
+import dev.durable.StepContext;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.testing.EngineFixture;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,8 +39,14 @@ class FencingTest {
 
     /** Attempt 0 blocks until released, then says "stale"; later attempts say "fresh" at once. */
     private MachineDefinition machine() {
-        return MachineDefinition.builder("fenced", 1, Note.class)
+        return machine("fenced", ctx -> { });
+    }
+
+    /** {@link #machine()} named {@code name}, telling {@code onStart} of every attempt as it starts. */
+    private MachineDefinition machine(String name, Consumer<StepContext> onStart) {
+        return MachineDefinition.builder(name, 1, Note.class)
                 .step("write", (state, ctx) -> {
+                    onStart.accept(ctx);
                     if (ctx.attempt() == 0) {
                         staleStepStarted.countDown();
                         // Ignores interruption on purpose: the stale worker carries on as if nothing happened.
@@ -224,19 +232,7 @@ class FencingTest {
     @Test
     void aStepAndItsEventCarryTheTokenOfTheirOwnClaimAndALaterClaimHasALargerOne() throws Exception {
         Map<Integer, Long> tokenByAttempt = new ConcurrentHashMap<>();
-        MachineDefinition machine = MachineDefinition.builder("tokens", 1, Note.class)
-                .step("write", (state, ctx) -> {
-                    tokenByAttempt.put(ctx.attempt(), ctx.leaseToken());
-                    if (ctx.attempt() == 0) {
-                        staleStepStarted.countDown();
-                        while (!releaseStaleStep.await(10, TimeUnit.SECONDS)) {
-                            Thread.onSpinWait();
-                        }
-                        return Outcome.done("stale");
-                    }
-                    return Outcome.done("fresh");
-                })
-                .build();
+        MachineDefinition machine = machine("tokens", ctx -> tokenByAttempt.put(ctx.attempt(), ctx.leaseToken()));
         List<StepEvent> staleEvents = new CopyOnWriteArrayList<>();
         List<StepEvent> freshEvents = new CopyOnWriteArrayList<>();
         try (DurableEngine stale = engineWithListener("stale-node", machine, staleEvents);
