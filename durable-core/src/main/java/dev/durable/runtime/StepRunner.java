@@ -131,27 +131,27 @@ final class StepRunner {
     private Decision encode(ClaimedStep claimed, MachineDefinition machine, @Nullable Outcome outcome,
             boolean stateReadable, @Nullable Exception failure) {
         Claim claim = claimed.claim();
-        String where = "Step '" + claimed.step() + "' of " + machine.describe() + " (instance " + claimed.id() + ")";
         if (outcome == null) {
-            throw new StepFailureException.InvalidOutcome(where + " returned null; it must return an Outcome");
+            throw new StepFailureException.InvalidOutcome(where(claimed, machine)
+                    + " returned null; it must return an Outcome");
         }
         List<Long> awaited = awaitedIds(claimed);
         if (outcome instanceof Outcome.Next next) {
             if (machine.step(next.step()) == null) {
-                throw new StepFailureException.InvalidOutcome(where + " returned next('" + next.step()
-                        + "'), a step " + machine.describe() + " does not declare (steps: " + machine.steps().keySet()
-                        + ")");
+                throw new StepFailureException.InvalidOutcome(where(claimed, machine) + " returned next('"
+                        + next.step() + "'), a step " + machine.describe() + " does not declare (steps: "
+                        + machine.steps().keySet() + ")");
             }
-            String state = stateJson(where, machine, next.state(), stateReadable);
+            String state = stateJson(claimed, machine, next.state(), stateReadable);
             return new Decision(OutcomeWrite.next(claim, next.step(), state, awaited), "next", failure);
         }
         if (outcome instanceof Outcome.Retry retry) {
-            String state = stateJson(where, machine, retry.state(), stateReadable);
+            String state = stateJson(claimed, machine, retry.state(), stateReadable);
             String error = failure == null ? null : describe(failure);
             return new Decision(OutcomeWrite.retry(claim, state, retry.delay().toMillis(), error), "retry", failure);
         }
         if (outcome instanceof Outcome.Await await) {
-            String state = stateJson(where, machine, await.state(), stateReadable);
+            String state = stateJson(claimed, machine, await.state(), stateReadable);
             return new Decision(OutcomeWrite.await(claim, await.signal(), state, awaited), "await", failure);
         }
         if (outcome instanceof Outcome.Done done) {
@@ -159,8 +159,8 @@ final class StepRunner {
             try {
                 result = codec.write(done.result());
             } catch (JsonCodecException e) {
-                throw new StepFailureException.InvalidOutcome(where + " returned a result that cannot be "
-                        + "serialized: " + e.getMessage(), e);
+                throw new StepFailureException.InvalidOutcome(where(claimed, machine)
+                        + " returned a result that cannot be serialized: " + e.getMessage(), e);
             }
             return new Decision(OutcomeWrite.done(claim, result), "done", failure);
         }
@@ -169,22 +169,28 @@ final class StepRunner {
     }
 
     /** The state's JSON, or null to keep the stored JSON (a null state when the stored one was unreadable). */
-    private @Nullable String stateJson(String where, MachineDefinition machine, @Nullable Object state,
+    private @Nullable String stateJson(ClaimedStep claimed, MachineDefinition machine, @Nullable Object state,
             boolean stateReadable) {
         if (state == null && !stateReadable) {
             return null;
         }
         if (!machine.acceptsState(state)) {
-            throw new StepFailureException.InvalidOutcome(where + " returned a state of type "
+            throw new StepFailureException.InvalidOutcome(where(claimed, machine) + " returned a state of type "
                     + Objects.requireNonNull(state).getClass().getName() + ", but " + machine.describe()
                     + " stores " + machine.stateType().getTypeName());
         }
         try {
             return codec.write(state);
         } catch (JsonCodecException e) {
-            throw new StepFailureException.InvalidOutcome(where + " returned a state that cannot be serialized: "
+            throw new StepFailureException.InvalidOutcome(where(claimed, machine)
+                    + " returned a state that cannot be serialized: "
                     + e.getMessage(), e);
         }
+    }
+
+    /** Names the step in an error message; built only when there is an error to report. */
+    private static String where(ClaimedStep claimed, MachineDefinition machine) {
+        return "Step '" + claimed.step() + "' of " + machine.describe() + " (instance " + claimed.id() + ")";
     }
 
     private Inbox inbox(ClaimedStep claimed) {
