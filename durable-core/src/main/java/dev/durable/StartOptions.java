@@ -7,10 +7,11 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How to start an instance: all optional. Immutable; every {@code with}-style method returns a copy.
+ * How to start an instance: all optional. Immutable; start from {@link #defaults()}, and every setter returns a
+ * copy with one option changed, so a chain keeps every option it sets. The getters share the setters' names.
  *
  * <pre>{@code
- * StartOptions.partitionKey("customer:7").uniqueKey("order:42").priority(-1)
+ * StartOptions.defaults().partitionKey("customer:7").uniqueKey("order:42").priority(-1)
  * }</pre>
  *
  * <h2>Uniqueness</h2>
@@ -42,28 +43,21 @@ public final class StartOptions {
         this.version = version;
     }
 
-    /** No partition key, no unique key, priority 0, runnable at once, the highest registered version. */
+    /**
+     * No partition key, no unique key, priority 0, runnable at once, the highest registered version. The one way
+     * in: every option is then set by an instance method that returns a copy, so a chain keeps every option.
+     */
     public static StartOptions defaults() {
         return DEFAULTS;
     }
 
-    /** Defaults with a partition key. */
-    public static StartOptions partitionKey(String key) {
-        return DEFAULTS.withPartitionKey(key);
-    }
-
-    /** Defaults with a unique key. */
-    public static StartOptions uniqueKey(String key) {
-        return DEFAULTS.withUniqueKey(key);
-    }
-
-    /** Instances sharing a partition key never execute at the same time, on any node. */
-    public StartOptions withPartitionKey(@Nullable String key) {
+    /** Instances sharing a partition key never execute at the same time, on any node; {@code null} for none. */
+    public StartOptions partitionKey(@Nullable String key) {
         return new StartOptions(key, uniqueKey, uniqueScope, priority, delay, version);
     }
 
-    /** Deduplicate starts on this key while an instance holding it is in the unique scope. */
-    public StartOptions withUniqueKey(@Nullable String key) {
+    /** Deduplicate starts on this key while an instance holding it is in the unique scope; {@code null} for none. */
+    public StartOptions uniqueKey(@Nullable String key) {
         return new StartOptions(partitionKey, key, uniqueScope, priority, delay, version);
     }
 
@@ -71,7 +65,7 @@ public final class StartOptions {
      * The statuses in which an instance holds its unique key; must contain {@link InstanceStatus#ACTIVE}
      * (see the class comment). Default: the active statuses.
      */
-    public StartOptions withUniqueScope(Set<InstanceStatus> scope) {
+    public StartOptions uniqueScope(Set<InstanceStatus> scope) {
         Objects.requireNonNull(scope, "unique scope must not be null");
         if (!scope.containsAll(InstanceStatus.ACTIVE)) {
             Set<InstanceStatus> missing = EnumSet.copyOf(InstanceStatus.ACTIVE);
@@ -84,16 +78,17 @@ public final class StartOptions {
         return new StartOptions(partitionKey, uniqueKey, scope, priority, delay, version);
     }
 
-    /** Lower values are picked first; default 0. */
-    public StartOptions withPriority(int priority) {
+    /** Lower values are picked first; default 0; must fit in a {@code smallint}. */
+    public StartOptions priority(int priority) {
         if (priority < Short.MIN_VALUE || priority > Short.MAX_VALUE) {
-            throw new IllegalArgumentException("priority must fit in a smallint, was " + priority);
+            throw new IllegalArgumentException("priority must fit in a smallint (" + Short.MIN_VALUE + ".."
+                    + Short.MAX_VALUE + "), was " + priority);
         }
         return new StartOptions(partitionKey, uniqueKey, uniqueScope, (short) priority, delay, version);
     }
 
     /** Make the instance runnable only after {@code delay} (measured on the database clock). */
-    public StartOptions withDelay(Duration delay) {
+    public StartOptions delay(Duration delay) {
         Objects.requireNonNull(delay, "delay must not be null");
         if (delay.isNegative()) {
             throw new IllegalArgumentException("delay must not be negative, was " + delay);
@@ -102,7 +97,7 @@ public final class StartOptions {
     }
 
     /** Start on this machine version instead of the highest registered one. */
-    public StartOptions withVersion(int version) {
+    public StartOptions version(int version) {
         return new StartOptions(partitionKey, uniqueKey, uniqueScope, priority, delay, version);
     }
 
@@ -128,6 +123,22 @@ public final class StartOptions {
 
     public @Nullable Integer version() {
         return version;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof StartOptions that
+                && Objects.equals(partitionKey, that.partitionKey)
+                && Objects.equals(uniqueKey, that.uniqueKey)
+                && uniqueScope.equals(that.uniqueScope)
+                && priority == that.priority
+                && delay.equals(that.delay)
+                && Objects.equals(version, that.version);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(partitionKey, uniqueKey, uniqueScope, priority, delay, version);
     }
 
     @Override

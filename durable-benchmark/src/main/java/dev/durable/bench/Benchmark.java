@@ -337,7 +337,7 @@ public final class Benchmark {
         double[] ratio = new double[ROUNDS];
         for (int round = 0; round < ROUNDS; round++) {
             double oneStep = drain("a", N, i -> StartOptions.defaults(), true);
-            rate[round] = drain("e", N, i -> StartOptions.partitionKey("key-" + (i % 1000)), true);
+            rate[round] = drain("e", N, i -> StartOptions.defaults().partitionKey("key-" + (i % 1000)), true);
             ratio[round] = rate[round] / oneStep;
         }
         report("e.partitioned_throughput", median(rate), "instances/s", "keys=1000 n=" + N + " median_of=" + ROUNDS

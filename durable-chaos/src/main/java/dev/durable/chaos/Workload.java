@@ -163,9 +163,7 @@ final class Workload {
         EnumSet<InstanceStatus> everStatus = EnumSet.allOf(InstanceStatus.class);
         List<StartRequest> requests = wave.stream().map(plan -> StartRequest.of(
                 new ChaosMachine.State(plan.retries(), plan.errors(), List.of()),
-                (plan.partitionKey() == null ? StartOptions.defaults()
-                        : StartOptions.partitionKey(plan.partitionKey()))
-                        .withUniqueKey("chaos-" + plan.seq()).withUniqueScope(everStatus))).toList();
+                StartOptions.defaults().partitionKey(plan.partitionKey()).uniqueKey("chaos-" + plan.seq()).uniqueScope(everStatus))).toList();
         List<StartResult> results = retrying("insert a wave", () -> client.startAll(ChaosMachine.NAME, requests));
         List<Object> ids = new ArrayList<>();
         List<Object> seqs = new ArrayList<>();

@@ -124,8 +124,8 @@ class InlineExecutionTest {
                 })
                 .build();
         DurableEngine engine = engines.build("inline-node", inline(), machine);
-        long first = engine.client().start("keyed-chain", new Count(0), StartOptions.partitionKey("k")).id();
-        long second = engine.client().start("keyed-chain", new Count(0), StartOptions.partitionKey("k")).id();
+        long first = engine.client().start("keyed-chain", new Count(0), StartOptions.defaults().partitionKey("k")).id();
+        long second = engine.client().start("keyed-chain", new Count(0), StartOptions.defaults().partitionKey("k")).id();
         engine.start();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(second).equals("done"));

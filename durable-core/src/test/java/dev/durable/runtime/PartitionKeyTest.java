@@ -61,7 +61,7 @@ class PartitionKeyTest {
         DurableClient client = engines.start(machine).client(); // concurrency 10
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            ids.add(client.start("incrementer", new Unit(i), StartOptions.partitionKey("customer:1")).id());
+            ids.add(client.start("incrementer", new Unit(i), StartOptions.defaults().partitionKey("customer:1")).id());
         }
 
         await().atMost(Duration.ofSeconds(30)).until(() -> intervals.size() == 20);
@@ -86,8 +86,8 @@ class PartitionKeyTest {
                 })
                 .build();
         DurableClient client = engines.start(machine).client();
-        long a = client.start("meeting", new Unit(1), StartOptions.partitionKey("customer:a")).id();
-        long b = client.start("meeting", new Unit(2), StartOptions.partitionKey("customer:b")).id();
+        long a = client.start("meeting", new Unit(1), StartOptions.defaults().partitionKey("customer:a")).id();
+        long b = client.start("meeting", new Unit(2), StartOptions.defaults().partitionKey("customer:b")).id();
 
         await().atMost(Duration.ofSeconds(15)).until(() -> TestDatabase.status(a).equals("done")
                 && TestDatabase.status(b).equals("done"));
@@ -103,13 +103,13 @@ class PartitionKeyTest {
                 })
                 .build();
         DurableClient client = engines.clientOnly(machine);
-        long first = client.start("keyed", new Unit(1), StartOptions.partitionKey("k")).id();
+        long first = client.start("keyed", new Unit(1), StartOptions.defaults().partitionKey("k")).id();
         // A node claims it and dies: nothing will ever heartbeat or finish this claim.
         InstanceRepository repository = new InstanceRepository(TestDatabase.dataSource(),
                 DurableSchema.named(TestDatabase.SCHEMA));
         assertThat(repository.pick("default", Map.of("keyed", List.of(1)), 10, "dead-node:1", Duration.ofSeconds(2)))
                 .hasSize(1);
-        long second = client.start("keyed", new Unit(2), StartOptions.partitionKey("k")).id();
+        long second = client.start("keyed", new Unit(2), StartOptions.defaults().partitionKey("k")).id();
 
         DurableEngine engine = engines.start(machine);
         await().atMost(Duration.ofSeconds(15)).until(() -> TestDatabase.status(first).equals("done")
@@ -135,9 +135,9 @@ class PartitionKeyTest {
                 .build();
         DurableClient client = engines.clientOnly(machine);
         client.startAll("hot", IntStream.range(0, 1000)
-                .mapToObj(i -> StartRequest.of(new Unit(i), StartOptions.partitionKey("hot"))).toList());
+                .mapToObj(i -> StartRequest.of(new Unit(i), StartOptions.defaults().partitionKey("hot"))).toList());
         List<Long> others = client.startAll("hot", IntStream.range(0, 50)
-                        .mapToObj(i -> StartRequest.of(new Unit(i), StartOptions.partitionKey("other:" + i))).toList())
+                        .mapToObj(i -> StartRequest.of(new Unit(i), StartOptions.defaults().partitionKey("other:" + i))).toList())
                 .stream().map(result -> result.id()).toList();
 
         engines.start(machine);

@@ -71,7 +71,7 @@ class QueueSummaryTest {
     }
 
     private static long start(DurableClient client, String queue, Duration delay) {
-        return client.start(queue + "-machine", new Job(1), StartOptions.defaults().withDelay(delay)).id();
+        return client.start(queue + "-machine", new Job(1), StartOptions.defaults().delay(delay)).id();
     }
 
     /** Puts a row in a status the way the engine leaves it (this test runs no engine). */

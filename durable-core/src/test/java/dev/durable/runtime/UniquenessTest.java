@@ -48,8 +48,8 @@ class UniquenessTest {
     void aStartWhoseKeyIsHeldReturnsTheHolderInsteadOfCreating() {
         DurableClient client = engines.clientOnly(machine());
 
-        StartResult first = client.start("unique", new Job(1), StartOptions.uniqueKey("order:42"));
-        StartResult second = client.start("unique", new Job(2), StartOptions.uniqueKey("order:42"));
+        StartResult first = client.start("unique", new Job(1), StartOptions.defaults().uniqueKey("order:42"));
+        StartResult second = client.start("unique", new Job(2), StartOptions.defaults().uniqueKey("order:42"));
 
         assertThat(first.created()).isTrue();
         assertThat(second).isEqualTo(new StartResult(first.id(), false));
@@ -63,15 +63,15 @@ class UniquenessTest {
 
         List<StartResult> results = client.startAll("unique", List.of(
                 StartRequest.of(new Job(1)),
-                StartRequest.of(new Job(2), StartOptions.uniqueKey("")),
+                StartRequest.of(new Job(2), StartOptions.defaults().uniqueKey("")),
                 StartRequest.of(new Job(3)),
-                StartRequest.of(new Job(4), StartOptions.uniqueKey(""))));
+                StartRequest.of(new Job(4), StartOptions.defaults().uniqueKey(""))));
 
         assertThat(results).extracting(StartResult::created).containsExactly(true, true, true, false);
         assertThat(results.get(3).id()).isEqualTo(results.get(1).id());
         assertThat(results.subList(0, 3)).extracting(StartResult::id).doesNotHaveDuplicates();
         assertThat(rows()).isEqualTo(3);
-        assertThat(client.start("unique", new Job(5), StartOptions.uniqueKey("")))
+        assertThat(client.start("unique", new Job(5), StartOptions.defaults().uniqueKey("")))
                 .isEqualTo(new StartResult(results.get(1).id(), false));
     }
 
@@ -79,14 +79,14 @@ class UniquenessTest {
     void withTheDefaultScopeTheKeyIsFreeAgainOnceTheHolderEnds() {
         DurableEngine engine = engines.start(machine());
         DurableClient client = engine.client();
-        long first = client.start("unique", new Job(1), StartOptions.uniqueKey("k")).id();
+        long first = client.start("unique", new Job(1), StartOptions.defaults().uniqueKey("k")).id();
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(first).equals("awaiting_signal"));
-        assertThat(client.start("unique", new Job(2), StartOptions.uniqueKey("k")).created())
+        assertThat(client.start("unique", new Job(2), StartOptions.defaults().uniqueKey("k")).created())
                 .as("held while awaiting, an active status").isFalse();
 
         client.signal(first, "finish", null);
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(first).equals("done"));
-        StartResult again = client.start("unique", new Job(3), StartOptions.uniqueKey("k"));
+        StartResult again = client.start("unique", new Job(3), StartOptions.defaults().uniqueKey("k"));
 
         assertThat(again.created()).as("re-insert after leaving the scope").isTrue();
         assertThat(again.id()).isNotEqualTo(first);
@@ -97,8 +97,8 @@ class UniquenessTest {
     void aScopeThatIncludesDoneKeepsTheKeyAfterTheHolderEnds() {
         DurableEngine engine = engines.start(machine());
         DurableClient client = engine.client();
-        StartOptions onceEver = StartOptions.uniqueKey("welcome-mail:7")
-                .withUniqueScope(EnumSet.of(InstanceStatus.RUNNABLE, InstanceStatus.EXECUTING,
+        StartOptions onceEver = StartOptions.defaults().uniqueKey("welcome-mail:7")
+                .uniqueScope(EnumSet.of(InstanceStatus.RUNNABLE, InstanceStatus.EXECUTING,
                         InstanceStatus.AWAITING_SIGNAL, InstanceStatus.DONE));
         long first = client.start("unique", new Job(1), onceEver).id();
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(first).equals("awaiting_signal"));
@@ -111,7 +111,7 @@ class UniquenessTest {
 
     @Test
     void aScopeWithoutEveryActiveStatusIsRefusedWithTheReason() {
-        assertThatThrownBy(() -> StartOptions.uniqueKey("k").withUniqueScope(EnumSet.of(InstanceStatus.RUNNABLE)))
+        assertThatThrownBy(() -> StartOptions.defaults().uniqueKey("k").uniqueScope(EnumSet.of(InstanceStatus.RUNNABLE)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("lacks [EXECUTING, AWAITING_SIGNAL]")
                 .hasMessageContaining("must contain every active status");
@@ -120,14 +120,14 @@ class UniquenessTest {
     @Test
     void aBatchIsDeduplicatedWithinItselfAndAgainstExistingRowsWithResultsInRequestOrder() {
         DurableClient client = engines.clientOnly(machine());
-        long existing = client.start("unique", new Job(0), StartOptions.uniqueKey("b")).id();
+        long existing = client.start("unique", new Job(0), StartOptions.defaults().uniqueKey("b")).id();
 
         List<StartResult> results = client.startAll("unique", List.of(
-                StartRequest.of(new Job(1), StartOptions.uniqueKey("c")),
-                StartRequest.of(new Job(2), StartOptions.uniqueKey("a")),
+                StartRequest.of(new Job(1), StartOptions.defaults().uniqueKey("c")),
+                StartRequest.of(new Job(2), StartOptions.defaults().uniqueKey("a")),
                 StartRequest.of(new Job(3)),
-                StartRequest.of(new Job(4), StartOptions.uniqueKey("b")),
-                StartRequest.of(new Job(5), StartOptions.uniqueKey("a")),
+                StartRequest.of(new Job(4), StartOptions.defaults().uniqueKey("b")),
+                StartRequest.of(new Job(5), StartOptions.defaults().uniqueKey("a")),
                 StartRequest.of(new Job(6))));
 
         assertThat(results).extracting(StartResult::created).containsExactly(true, true, true, false, false, true);
@@ -146,7 +146,7 @@ class UniquenessTest {
     void tenThousandInstancesStartInOneCall() {
         DurableClient client = engines.clientOnly(machine());
         List<StartRequest> requests = IntStream.range(0, 10_000)
-                .mapToObj(i -> StartRequest.of(new Job(i), i % 2 == 0 ? StartOptions.uniqueKey("key-" + i)
+                .mapToObj(i -> StartRequest.of(new Job(i), i % 2 == 0 ? StartOptions.defaults().uniqueKey("key-" + i)
                         : StartOptions.defaults()))
                 .toList();
 
@@ -166,7 +166,7 @@ class UniquenessTest {
     void concurrentBatchesSharingKeysInOppositeOrdersDoNotDeadlock() throws Exception {
         DurableClient client = engines.clientOnly(machine());
         List<StartRequest> ascending = IntStream.range(0, 300)
-                .mapToObj(i -> StartRequest.of(new Job(i), StartOptions.uniqueKey(String.format("shared-%03d", i))))
+                .mapToObj(i -> StartRequest.of(new Job(i), StartOptions.defaults().uniqueKey(String.format("shared-%03d", i))))
                 .toList();
         List<StartRequest> descending = new ArrayList<>(ascending);
         Collections.reverse(descending);

@@ -38,7 +38,7 @@ class VersioningTest {
         DurableClient client = engines.start(version(1, "v1"), version(2, "v2")).client();
 
         long latest = client.start("cart", new Cart(3)).id();
-        long pinned = client.start("cart", new Cart(4), StartOptions.defaults().withVersion(1)).id();
+        long pinned = client.start("cart", new Cart(4), StartOptions.defaults().version(1)).id();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(latest).equals("done")
                 && TestDatabase.status(pinned).equals("done"));
@@ -53,7 +53,7 @@ class VersioningTest {
     void aNodeNeverPicksARowOfAVersionItLacks() {
         DurableClient newerDeploy = engines.clientOnly(version(1, "v1"), version(2, "v2"));
         long newer = newerDeploy.start("cart", new Cart(1)).id();
-        long older = newerDeploy.start("cart", new Cart(2), StartOptions.defaults().withVersion(1)).id();
+        long older = newerDeploy.start("cart", new Cart(2), StartOptions.defaults().version(1)).id();
 
         DurableEngine oldNode = engines.start("old-node", UnaryOperator.identity(), version(1, "v1"));
 
@@ -117,7 +117,7 @@ class VersioningTest {
         assertThatThrownBy(() -> client.start(String.class, "x"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("Class java.lang.String is not a registered machine; registered machines: cart [1, 2]");
-        assertThatThrownBy(() -> client.start("cart", new Cart(1), StartOptions.defaults().withVersion(3)))
+        assertThatThrownBy(() -> client.start("cart", new Cart(1), StartOptions.defaults().version(3)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("Machine 'cart' has no version 3; registered versions: [1, 2]");
         assertThat(TestDatabase.jdbc().queryForObject("SELECT count(*) FROM durable_it.durable_instance", Long.class))

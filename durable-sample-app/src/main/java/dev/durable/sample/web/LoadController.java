@@ -36,7 +36,7 @@ class LoadController {
         List<StartRequest> requests = IntStream.range(0, orders).mapToObj(i -> {
             long customer = random.nextLong(1, 1000);
             return StartRequest.of(Order.placed(customer, "SKU-" + random.nextInt(1, 50), random.nextInt(1, 5),
-                    random.nextLong(500, 50_000)), StartOptions.partitionKey("customer:" + customer));
+                    random.nextLong(500, 50_000)), StartOptions.defaults().partitionKey("customer:" + customer));
         }).toList();
         long started = System.nanoTime();
         List<StartResult> results = durable.startAll(OrderWorkflow.class, requests);

@@ -50,7 +50,7 @@ class OrderController {
     ResponseEntity<Map<String, Object>> place(@RequestBody PlaceOrder request) {
         long id = durable.start(OrderWorkflow.class,
                 Order.placed(request.customerId(), request.sku(), request.quantity(), request.amountCents()),
-                StartOptions.partitionKey("customer:" + request.customerId())).id();
+                StartOptions.defaults().partitionKey("customer:" + request.customerId())).id();
         return ResponseEntity.created(URI.create("/orders/" + id)).body(Map.of("id", id));
     }
 
