@@ -2,6 +2,7 @@ package dev.durable.jdbc;
 
 import java.io.OutputStream;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
@@ -84,8 +85,10 @@ public final class DurableSchema {
 
     /**
      * Creates the schema if needed and applies the shipped changelog to it with Liquibase (which must be on the
-     * classpath). Safe to call on every start and from several nodes at once: Liquibase applies what is missing
-     * under its lock.
+     * classpath). Safe to call on every start and from many nodes at once: the whole step runs under a PostgreSQL
+     * advisory lock keyed by the schema's name, so nodes started together install the schema one after the other
+     * and the later ones find nothing left to apply. (Liquibase's own lock does not suffice: it creates its
+     * tracking tables before it takes that lock, and two nodes doing so at once collide.)
      */
     public void migrate(DataSource dataSource) {
         if (!liquibaseAvailable(DurableSchema.class.getClassLoader())) {
@@ -95,22 +98,34 @@ public final class DurableSchema {
         }
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("CREATE SCHEMA IF NOT EXISTS " + name);
-            }
-            if (!connection.getAutoCommit()) {
-                connection.commit();
-            }
+            connection.setAutoCommit(true);
+            // A session-level lock on the connection Liquibase then uses: it outlives Liquibase's own commits,
+            // needs no second connection (a pool of one suffices), and dies with the session if the node does.
+            advisoryLock(connection, "pg_advisory_lock");
             try {
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("CREATE SCHEMA IF NOT EXISTS " + name);
+                }
                 update(connection);
-            } finally {
                 if (!connection.getAutoCommit()) {
                     connection.commit();
                 }
+            } finally {
+                connection.setAutoCommit(true);
+                advisoryLock(connection, "pg_advisory_unlock");
                 connection.setAutoCommit(autoCommit);
             }
         } catch (SQLException e) {
             throw new IllegalStateException("Could not install durable's schema '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
+    /** Takes or releases the lock that serializes {@link #migrate} across nodes for this schema. */
+    private void advisoryLock(Connection connection, String function) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(
+                "SELECT " + function + "(hashtextextended(?, 0))")) {
+            statement.setString(1, "durable-schema:" + name);
+            statement.execute();
         }
     }
 
