@@ -44,6 +44,10 @@ public final class DurableSchema {
     public static final String CHANGELOG_TABLE = "durable_changelog";
     public static final String CHANGELOG_LOCK_TABLE = "durable_changelog_lock";
 
+    // The lock that serializes migrate() across nodes, keyed by the schema's name (bound as "durable-schema:<name>").
+    private static final String LOCK = "SELECT pg_advisory_lock(hashtextextended(?, 0))";
+    private static final String UNLOCK = "SELECT pg_advisory_unlock(hashtextextended(?, 0))";
+
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
     private final String name;
@@ -101,7 +105,7 @@ public final class DurableSchema {
             connection.setAutoCommit(true);
             // A session-level lock on the connection Liquibase then uses: it outlives Liquibase's own commits,
             // needs no second connection (a pool of one suffices), and dies with the session if the node does.
-            advisoryLock(connection, "pg_advisory_lock");
+            advisoryLock(connection, LOCK);
             try {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("CREATE SCHEMA IF NOT EXISTS " + name);
@@ -112,7 +116,7 @@ public final class DurableSchema {
                 }
             } finally {
                 connection.setAutoCommit(true);
-                advisoryLock(connection, "pg_advisory_unlock");
+                advisoryLock(connection, UNLOCK);
                 connection.setAutoCommit(autoCommit);
             }
         } catch (SQLException e) {
@@ -121,9 +125,8 @@ public final class DurableSchema {
     }
 
     /** Takes or releases the lock that serializes {@link #migrate} across nodes for this schema. */
-    private void advisoryLock(Connection connection, String function) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT " + function + "(hashtextextended(?, 0))")) {
+    private void advisoryLock(Connection connection, String sql) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, "durable-schema:" + name);
             statement.execute();
         }
