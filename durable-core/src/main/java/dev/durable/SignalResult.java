@@ -12,11 +12,14 @@ public record SignalResult(long instanceId, Delivery delivery, boolean wokeInsta
     public enum Delivery {
         /** Stored in the instance's inbox. */
         DELIVERED,
-        /** An earlier signal with the same dedup key is already stored; nothing was stored. */
+        /**
+         * An earlier signal with the same dedup key reached this instance (it may since have been consumed, and the
+         * instance may have ended); nothing was stored.
+         */
         DEDUPLICATED,
         /** No instance has this id; nothing was stored. */
         REFUSED_UNKNOWN_INSTANCE,
-        /** The instance is done or failed; nothing was stored. */
+        /** The instance is done or failed and never had a signal with this dedup key; nothing was stored. */
         REFUSED_TERMINAL_INSTANCE
     }
 

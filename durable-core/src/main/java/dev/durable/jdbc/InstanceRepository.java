@@ -297,10 +297,17 @@ public final class InstanceRepository {
             RETURNING d.id
             """;
 
-    // Pitfall 11: the ids are known, so the delete is driven by them, not by a subquery.
+    // An ended instance's unconsumed signals leave its inbox: those without a dedup key are deleted, those with one
+    // stay as tombstones (consumed_at set), so that a redelivery after the end is still recognized as a duplicate.
+    // Pitfall 11: the ids are known, so both writes are driven by them, not by a subquery.
     static final String CLEAR_INBOXES = """
             /* durable: clear inboxes */
-            DELETE FROM {schema}.durable_signal WHERE instance_id = ANY (:id::bigint[])
+            WITH dropped AS (
+                DELETE FROM {schema}.durable_signal
+                WHERE instance_id = ANY (:id::bigint[]) AND dedup_key IS NULL
+            )
+            UPDATE {schema}.durable_signal SET consumed_at = now()
+            WHERE instance_id = ANY (:id::bigint[]) AND dedup_key IS NOT NULL AND consumed_at IS NULL
             """;
 
     // After an ambiguous commit (the connection dropped after COMMIT was sent) a retried write that matches no row

@@ -17,7 +17,9 @@ public final class SignalRepository {
     //    miss a park committed a moment ago). The lock waits for a park in progress and returns the row as the park
     //    left it;
     // 2. store the signal unless the instance is missing or terminal, deduplicated on (instance_id, dedup_key);
-    // 3. wake the instance if it is parked on this name and the signal was stored.
+    // 3. wake the instance if it is parked on this name and the signal was stored;
+    // 4. for an ended instance, say whether this dedup key reached it before (its tombstone outlives the end), so a
+    //    webhook redelivered after the instance finished is answered "deduplicated", not "refused".
     // The park takes the same row lock, then re-checks the inbox in a later statement, so whichever of the two
     // comes second sees the other: no wake-up is lost.
     static final String DELIVER = """
@@ -44,7 +46,9 @@ public final class SignalRepository {
             )
             SELECT t.status::text AS status, t.queue,
                    EXISTS (SELECT 1 FROM stored) AS stored,
-                   EXISTS (SELECT 1 FROM woken) AS woken
+                   EXISTS (SELECT 1 FROM woken) AS woken,
+                   EXISTS (SELECT 1 FROM {schema}.durable_signal s
+                           WHERE s.instance_id = t.id AND s.dedup_key = :dedupKey) AS seen
             FROM target t
             """;
 
@@ -74,7 +78,9 @@ public final class SignalRepository {
                 .query((rs, i) -> {
                     InstanceStatus status = InstanceStatus.fromLabel(rs.getString("status"));
                     SignalResult.Delivery delivery = status.isTerminal()
-                            ? SignalResult.Delivery.REFUSED_TERMINAL_INSTANCE
+                            ? rs.getBoolean("seen")
+                                    ? SignalResult.Delivery.DEDUPLICATED
+                                    : SignalResult.Delivery.REFUSED_TERMINAL_INSTANCE
                             : rs.getBoolean("stored")
                                     ? SignalResult.Delivery.DELIVERED
                                     : SignalResult.Delivery.DEDUPLICATED;

@@ -57,7 +57,11 @@ class SignalsTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
         assertThat(TestDatabase.row(id)).containsEntry("result", "\"pay-7\"");
         assertThat(runs).hasValue(2);
-        assertThat(TestDatabase.signals(id)).as("a terminal outcome clears the inbox").isEmpty();
+        assertThat(TestDatabase.jdbc().queryForList("SELECT dedup_key FROM durable_it.durable_signal"
+                + " WHERE instance_id = ? AND consumed_at IS NOT NULL", String.class, id))
+                .as("a terminal outcome empties the inbox, keeping only the dedup key's tombstone").containsExactly("evt-1");
+        assertThat(TestDatabase.jdbc().queryForObject("SELECT count(*) FROM durable_it.durable_signal"
+                + " WHERE instance_id = ? AND consumed_at IS NULL", Long.class, id)).isZero();
     }
 
     /** Pitfall 2 through the engine: a step that re-awaits after seeing its signal parks; it does not spin. */
@@ -157,6 +161,33 @@ class SignalsTest {
         assertThat(TestDatabase.status(id)).isEqualTo("awaiting_signal");
         assertThat(client.signal(id, "paid", "second payment", "evt-2").wokeInstance()).isTrue();
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
+    }
+
+    /**
+     * A webhook redelivered after its instance consumed the signal and finished is answered "deduplicated", so a
+     * handler need not treat a refusal as success; a new key to the ended instance is still refused, and a signal
+     * without a key leaves nothing behind.
+     */
+    @Test
+    void aDedupKeyStillDeduplicatesAfterTheInstanceEnded() {
+        MachineDefinition machine = MachineDefinition.builder("pay-once", 1, Order.class)
+                .step("pay", (state, ctx) -> ctx.awaited("paid").isPresent() ? Outcome.done()
+                        : Outcome.await("paid", state))
+                .build();
+        DurableClient client = engines.start(machine).client();
+        long id = client.start("pay-once", new Order(1)).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("awaiting_signal"));
+        client.signal(id, "unrelated", "no key", null);
+        client.signal(id, "paid", "payment", "evt-1");
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
+
+        assertThat(client.signal(id, "paid", "payment", "evt-1"))
+                .isEqualTo(new SignalResult(id, SignalResult.Delivery.DEDUPLICATED, false));
+        assertThat(client.signal(id, "paid", "another payment", "evt-2").delivery())
+                .isEqualTo(SignalResult.Delivery.REFUSED_TERMINAL_INSTANCE);
+        assertThat(client.signal(id, "paid", "no key", null).delivery())
+                .isEqualTo(SignalResult.Delivery.REFUSED_TERMINAL_INSTANCE);
+        assertThat(TestDatabase.signals(id)).extracting(signal -> signal.get("dedup_key")).containsExactly("evt-1");
     }
 
     @Test
