@@ -150,10 +150,30 @@ final class StepExecutor {
     private void finished(RunningStep running, StepRunner.@Nullable Decision decision,
             OutcomeWriter.Written written) {
         ClaimedStep claimed = running.claimed();
+        if (decision != null && decision.write().kind() == OutcomeWrite.Kind.FAIL
+                && written.write() == StepEvent.Write.APPLIED) {
+            reportFailure(claimed, decision);
+        }
         events.stepFinished(new StepEvent(claimed.id(), claimed.machine(), claimed.version(), claimed.step(),
                 claimed.queue(), claimed.leaseToken(), decision == null ? "crashed" : decision.outcome(),
                 written.write(), Duration.ofNanos(System.nanoTime() - running.startedNanos()),
                 decision == null ? null : decision.error()));
+    }
+
+    /**
+     * An instance has just ended {@code failed}: said once, at WARN, by the node whose write ended it (a fenced
+     * write ended nothing). The reason is what {@code last_error} holds; never the state, which may hold personal
+     * data.
+     */
+    private static void reportFailure(ClaimedStep claimed, StepRunner.Decision decision) {
+        String reason = decision.write().error();
+        if (decision.error() == null) {
+            log.warn("Instance {} ({} v{}) failed at step '{}', attempt {}: {}", claimed.id(), claimed.machine(),
+                    claimed.version(), claimed.step(), claimed.attempt(), reason);
+        } else {
+            log.warn("Instance {} ({} v{}) failed at step '{}', attempt {}: {}", claimed.id(), claimed.machine(),
+                    claimed.version(), claimed.step(), claimed.attempt(), reason, decision.error());
+        }
     }
 
     /** The step's work on its claim is over: it leaves the in-flight set and, unless the writer did, frees its slot. */
