@@ -407,6 +407,22 @@ public final class InstanceRepository {
             RETURNING d.id
             """;
 
+    // A step that died of an Error is handed back at once, as the reaper would hand back a crashed step (attempt + 1,
+    // no error handler), but without waiting for its lease to expire. Fenced like every write that ends a claim. It
+    // becomes eligible again after 2^attempt seconds (at most a minute), so an Error that strikes every run (a stack
+    // overflow, say) retries slowly instead of spinning through the queue.
+    static final String RETURN_CRASHED = """
+            /* durable: return crashed */
+            WITH o AS (SELECT * FROM unnest(:id::bigint[], :token::bigint[]) AS o(id, token))
+            UPDATE {schema}.durable_instance d
+            SET status = 'runnable', attempt = d.attempt + 1, last_error = :error,
+                eligible_at = now() + make_interval(secs => least(power(2, d.attempt), 60)),
+                lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
+            FROM o
+            WHERE {fence}
+            RETURNING d.id
+            """;
+
     private static final String COLUMNS = """
             id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
             attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
@@ -517,6 +533,7 @@ public final class InstanceRepository {
     private final String reapSql;
     private final String releaseEarlierStartsSql;
     private final String releaseSql;
+    private final String returnCrashedSql;
     private final String findSql;
     private final String listSql;
     private final String countSql;
@@ -548,6 +565,7 @@ public final class InstanceRepository {
         this.reapSql = sql.apply(REAP);
         this.releaseEarlierStartsSql = sql.apply(RELEASE_EARLIER_STARTS);
         this.releaseSql = sql.apply(RELEASE);
+        this.returnCrashedSql = sql.apply(RETURN_CRASHED);
         this.findSql = sql.apply(FIND);
         this.listSql = sql.apply(LIST);
         this.countSql = sql.apply(COUNT);
@@ -958,6 +976,18 @@ public final class InstanceRepository {
         return onClaims(releaseSql, claims)
                 .query(Long.class)
                 .list();
+    }
+
+    /**
+     * Hands a claim whose step died of an Error back to its queue at once: runnable, attempt + 1, {@code error} in
+     * last_error. False when the claim was no longer held (reaped meanwhile).
+     */
+    public boolean returnCrashed(Claim claim, String error) {
+        return !onClaims(returnCrashedSql, List.of(claim))
+                .param("error", error)
+                .query(Long.class)
+                .list()
+                .isEmpty();
     }
 
     // ---------------------------------------------------------------- read API

@@ -22,4 +22,24 @@ public interface JsonCodec {
      * @throws JsonCodecException if the text cannot be read as that type
      */
     @Nullable Object read(String json, Type type);
+
+    /**
+     * Checks that {@code json}, which {@link #write} just returned for a value, reads back as {@code type}: a value
+     * that would be stored but could not be read again is refused before anything is stored. By default reads it.
+     *
+     * @throws JsonCodecException naming the type and why it would not read back
+     */
+    default void checkReadsBack(String json, Type type) {
+        read(json, type);
+    }
+
+    /**
+     * Checks, once at startup, that values of {@code type} can be read at all (for example that the type can be
+     * constructed), so that a machine whose state type cannot be read fails at startup, not at its first step. By
+     * default checks nothing.
+     *
+     * @throws JsonCodecException naming the type and why it cannot be read
+     */
+    default void checkReadable(Type type) {
+    }
 }

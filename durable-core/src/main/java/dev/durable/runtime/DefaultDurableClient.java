@@ -12,8 +12,6 @@ import dev.durable.StartResult;
 import dev.durable.jdbc.InstanceRepository;
 import dev.durable.jdbc.NewInstance;
 import dev.durable.jdbc.SignalRepository;
-import dev.durable.json.JsonCodec;
-import dev.durable.json.JsonCodecException;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import java.util.ArrayList;
@@ -23,6 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
@@ -39,16 +38,19 @@ final class DefaultDurableClient implements DurableClient {
     private final MachineRegistry machines;
     private final InstanceRepository instances;
     private final SignalRepository signals;
-    private final JsonCodec codec;
+    private static final String NOTHING_STARTED = "nothing was started";
+    private static final String NOTHING_SENT = "nothing was sent";
+
+    private final StoredValues values;
     private final EngineEvents events;
     private final Consumer<String> wakeQueue;
 
     DefaultDurableClient(MachineRegistry machines, InstanceRepository instances, SignalRepository signals,
-            JsonCodec codec, EngineEvents events, Consumer<String> wakeQueue) {
+            StoredValues values, EngineEvents events, Consumer<String> wakeQueue) {
         this.machines = machines;
         this.instances = instances;
         this.signals = signals;
-        this.codec = codec;
+        this.values = values;
         this.events = events;
         this.wakeQueue = wakeQueue;
     }
@@ -109,13 +111,10 @@ final class DefaultDurableClient implements DurableClient {
             throw new IllegalArgumentException("Machine " + machine.describe() + " stores states of type "
                     + machine.stateType().getTypeName() + ", not " + Objects.requireNonNull(state).getClass().getName());
         }
-        String stateJson;
-        try {
-            stateJson = codec.write(state);
-        } catch (JsonCodecException e) {
-            throw new IllegalArgumentException("The state for machine " + machine.describe()
-                    + " cannot be serialized; nothing was started: " + e.getMessage(), e);
-        }
+        String stateJson = values.state(machine, state, () -> "The state for machine " + machine.describe(),
+                NOTHING_STARTED);
+        StoredValues.checkText(request.options().partitionKey(), () -> "The partition key", NOTHING_STARTED);
+        StoredValues.checkText(request.options().uniqueKey(), () -> "The unique key", NOTHING_STARTED);
         StartOptions options = request.options();
         String scope = options.uniqueScope().stream()
                 .map(InstanceStatus::label)
@@ -130,13 +129,11 @@ final class DefaultDurableClient implements DurableClient {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("A signal needs a non-blank name");
         }
-        String payloadJson;
-        try {
-            payloadJson = payload == null ? null : codec.write(payload);
-        } catch (JsonCodecException e) {
-            throw new IllegalArgumentException("The payload of signal '" + name + "' to instance " + instanceId
-                    + " cannot be serialized; nothing was sent: " + e.getMessage(), e);
-        }
+        Supplier<String> what = () -> "The payload of signal '" + name + "' to instance " + instanceId;
+        StoredValues.checkText(name, () -> "The name of signal '" + name + "' to instance " + instanceId, NOTHING_SENT);
+        StoredValues.checkText(dedupKey, () -> "The dedup key of signal '" + name + "' to instance " + instanceId,
+                NOTHING_SENT);
+        String payloadJson = payload == null ? null : values.value(payload, what, NOTHING_SENT);
         SignalRepository.Delivery delivery = signals.deliver(instanceId, name, payloadJson, dedupKey);
         String queue = delivery.queue();
         afterCommit(() -> {

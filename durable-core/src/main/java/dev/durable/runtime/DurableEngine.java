@@ -7,7 +7,9 @@ import dev.durable.jdbc.InstanceRepository;
 import dev.durable.jdbc.SignalRepository;
 import dev.durable.json.JacksonJsonCodec;
 import dev.durable.json.JsonCodec;
+import dev.durable.json.JsonCodecException;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineDefinitionException;
 import dev.durable.machine.MachineRegistry;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -82,13 +84,15 @@ public final class DurableEngine implements AutoCloseable {
         this.settings = builder.settings;
         this.machines = builder.machines;
         checkQueuesConfigured(settings, machines);
+        checkStatesReadable(machines, builder.codec);
         this.nodeId = settings.nodeName() + ":" + randomSuffix();
         this.events = new EngineEvents(builder.listener);
         this.lifecycle = new NodeLifecycle(nodeId, events);
         DurableSchema schema = DurableSchema.named(settings.schema());
         this.instances = new InstanceRepository(builder.dataSource, schema);
         SignalRepository signals = new SignalRepository(instances, schema);
-        this.client = new DefaultDurableClient(machines, instances, signals, builder.codec, events, this::wake);
+        StoredValues values = new StoredValues(builder.codec);
+        this.client = new DefaultDurableClient(machines, instances, signals, values, events, this::wake);
         // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
         // the queue at once, not linger (holding the step) until their delay would have run out.
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemonThreads("durable-timer"));
@@ -97,9 +101,9 @@ public final class DurableEngine implements AutoCloseable {
         this.ownsStepThreads = builder.stepThreads == null;
         this.stepThreads = builder.stepThreads != null ? builder.stepThreads : stepThreads(settings.virtualThreads());
         this.writer = new OutcomeWriter(instances, inFlight, lifecycle, events, settings);
-        StepRunner runner = new StepRunner(machines, builder.codec, settings.stepTimeout());
+        StepRunner runner = new StepRunner(machines, builder.codec, values, settings.stepTimeout());
         this.executor = new StepExecutor(runner, writer, inFlight, events, stepThreads, timer, settings,
-                () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow);
+                () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow, instances::returnCrashed);
         settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueueWorker(name, queueSettings,
                 versionsOnQueue(machines, name), instances, executor, events, lifecycle, nodeId, settings)));
         this.heartbeat = new Heartbeat(instances, inFlight, executor, events, settings);
@@ -308,6 +312,23 @@ public final class DurableEngine implements AutoCloseable {
         List<String> described = new ArrayList<>();
         queues.forEach((name, queue) -> described.add(name + "(concurrency " + queue.concurrency() + ")"));
         return String.join(", ", described);
+    }
+
+    /**
+     * Fails the start when a machine's state type cannot be read by the codec (the application's JSON mapper in
+     * Spring), naming the machine, where it was defined and why: otherwise every instance would fail at its first
+     * step with an unreadable state.
+     */
+    private static void checkStatesReadable(MachineRegistry machines, JsonCodec codec) {
+        for (MachineDefinition machine : machines.all()) {
+            try {
+                codec.checkReadable(machine.stateType());
+            } catch (JsonCodecException e) {
+                throw new MachineDefinitionException("Machine " + machine.describe() + " (" + machine.source()
+                        + ") stores states of type " + machine.stateType().getTypeName()
+                        + ", which its JSON codec cannot read: " + e.getMessage());
+            }
+        }
     }
 
     private static void checkQueuesConfigured(EngineSettings settings, MachineRegistry machines) {

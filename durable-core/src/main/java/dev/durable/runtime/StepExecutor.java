@@ -9,6 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -46,10 +47,11 @@ final class StepExecutor {
     private final boolean inline;
     private final BooleanSupplier draining;
     private final Consumer<Claim> release;
+    private final BiPredicate<Claim, String> returnCrashed;
 
     StepExecutor(StepRunner runner, OutcomeWriter writer, InFlightSteps inFlight, EngineEvents events,
             Executor threads, ScheduledExecutorService timer, EngineSettings settings, BooleanSupplier draining,
-            Consumer<Claim> release) {
+            Consumer<Claim> release, BiPredicate<Claim, String> returnCrashed) {
         this.runner = runner;
         this.writer = writer;
         this.inFlight = inFlight;
@@ -60,6 +62,7 @@ final class StepExecutor {
         this.inline = settings.inlineNextSteps();
         this.draining = draining;
         this.release = release;
+        this.returnCrashed = returnCrashed;
     }
 
     /** Starts the claimed step on a step thread; the queue's slot for it is already taken. */
@@ -98,11 +101,13 @@ final class StepExecutor {
         try {
             decision = runner.run(running);
         } catch (Error error) {
-            // Not a business failure (SPEC §4): no outcome is written, like a crash. Leaving the in-flight set stops
-            // the heartbeat for this claim, so its lease expires and the reaper runs the step again.
+            // Not a business failure: no outcome is written and no error handler runs,
+            // as after a crash. The node knows at once, so it hands the claim back at once (attempt + 1), fenced;
+            // if that write fails, leaving the in-flight set stops the heartbeat, the lease expires and the reaper
+            // hands it back instead.
             cancel(timeout);
-            log.error("{} died of {}; treating it as a crash: its row is left to the reaper", running,
-                    error.toString(), error);
+            Thread.interrupted(); // an interrupt that came with the Error must not fail the hand-back
+            returnCrashed(running, error);
             finished(running, null, OutcomeWriter.Written.DISCARDED);
             end(running, false, false);
             Thread.interrupted(); // detached: a late interrupt must not leak into what this thread does next
@@ -124,6 +129,22 @@ final class StepExecutor {
                 && !running.isZombie() && !draining.getAsBoolean();
         writer.submit(keepClaim ? write.keepingClaim() : write, running.queue(),
                 written -> written(running, decision, inlineSteps, written));
+    }
+
+    private void returnCrashed(RunningStep running, Error error) {
+        String reason = "step '" + running.claimed().step() + "' died of " + StepRunner.describe(error);
+        try {
+            if (returnCrashed.test(running.claim(), reason)) {
+                log.error("{} died of {}; treating it as a crash: handed back to its queue (attempt + 1)", running,
+                        error.toString(), error);
+            } else {
+                log.error("{} died of {}; its claim was already gone (reaped), nothing to hand back", running,
+                        error.toString(), error);
+            }
+        } catch (RuntimeException e) {
+            log.error("{} died of {}; treating it as a crash. Handing it back failed ({}), so its row is left to the"
+                    + " reaper once its lease expires", running, error.toString(), e.toString(), error);
+        }
     }
 
     /** On the writer's thread: the outcome of the current step was committed, fenced off, abandoned or discarded. */

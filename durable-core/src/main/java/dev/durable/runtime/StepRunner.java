@@ -4,6 +4,7 @@ import dev.durable.Inbox;
 import dev.durable.Outcome;
 import dev.durable.Signal;
 import dev.durable.StepContext;
+import dev.durable.UnstorableValueException;
 import dev.durable.jdbc.Claim;
 import dev.durable.jdbc.ClaimedStep;
 import dev.durable.jdbc.OutcomeWrite;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
 
 /**
  * Runs the user's code for one claimed step and turns what it decided into a validated, serialized
@@ -37,14 +39,17 @@ final class StepRunner {
     }
 
     private static final int MAX_ERROR_LENGTH = 4000;
+    private static final String NOTHING_WRITTEN = "the step takes the error path";
 
     private final MachineRegistry machines;
     private final JsonCodec codec;
+    private final StoredValues values;
     private final @Nullable Duration defaultTimeout;
 
-    StepRunner(MachineRegistry machines, JsonCodec codec, @Nullable Duration defaultTimeout) {
+    StepRunner(MachineRegistry machines, JsonCodec codec, StoredValues values, @Nullable Duration defaultTimeout) {
         this.machines = machines;
         this.codec = codec;
+        this.values = values;
         this.defaultTimeout = defaultTimeout;
     }
 
@@ -157,10 +162,10 @@ final class StepRunner {
         if (outcome instanceof Outcome.Done done) {
             String result;
             try {
-                result = codec.write(done.result());
-            } catch (JsonCodecException e) {
-                throw new StepFailureException.InvalidOutcome(where(claimed, machine)
-                        + " returned a result that cannot be serialized: " + e.getMessage(), e);
+                result = values.value(done.result(), () -> where(claimed, machine) + " returned a result that",
+                        NOTHING_WRITTEN);
+            } catch (UnstorableValueException e) {
+                throw new StepFailureException.InvalidOutcome(e.getMessage(), e);
             }
             return new Decision(OutcomeWrite.done(claim, result), "done", failure);
         }
@@ -180,11 +185,10 @@ final class StepRunner {
                     + " stores " + machine.stateType().getTypeName());
         }
         try {
-            return codec.write(state);
-        } catch (JsonCodecException e) {
-            throw new StepFailureException.InvalidOutcome(where(claimed, machine)
-                    + " returned a state that cannot be serialized: "
-                    + e.getMessage(), e);
+            return values.state(machine, state, () -> where(claimed, machine) + " returned a state that",
+                    NOTHING_WRITTEN);
+        } catch (UnstorableValueException e) {
+            throw new StepFailureException.InvalidOutcome(e.getMessage(), e);
         }
     }
 
@@ -217,8 +221,17 @@ final class StepRunner {
         return new Signal(row.id(), row.name(), row.payloadJson(), row.dedupKey(), row.createdAt(), codec);
     }
 
-    /** {@code class: message}, cleaned and bounded for last_error. */
+    /**
+     * {@code class: message}, cleaned and bounded for last_error. A database error is described by its root cause's
+     * first line: the wrapper's message holds the whole SQL text, and the driver's later lines may quote the
+     * values, which can be personal data.
+     */
     static String describe(Throwable error) {
+        if (error instanceof DataAccessException dataAccess) {
+            Throwable cause = dataAccess.getMostSpecificCause();
+            String message = cause.getMessage() == null ? "" : cause.getMessage().lines().findFirst().orElse("");
+            return clean(cause.getClass().getName() + (message.isEmpty() ? "" : ": " + message));
+        }
         String message = error.getMessage();
         return clean(error.getClass().getName() + (message == null ? "" : ": " + message));
     }

@@ -5,7 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
 import dev.durable.Outcome;
+import dev.durable.json.JacksonJsonCodec;
+import dev.durable.json.JsonCodec;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineRegistry;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;
@@ -84,9 +87,9 @@ class PayloadEncodingTest {
         assertThat(TestDatabase.row(id)).containsEntry("state", "{\"content\": \"ok\"}");
     }
 
-    /** Pitfall 10, the database's side: JSON that jsonb refuses fails the instance with PostgreSQL's reason. */
+    /** A NUL character in an outcome's state is refused before the write, naming the field. */
     @Test
-    void anOutcomeTheDatabaseRefusesFailsTheInstanceWithTheDatabasesReason() {
+    void anOutcomeHoldingANulCharacterFailsTheInstanceNamingTheField() {
         MachineDefinition machine = MachineDefinition.builder("nul", 1, Box.class)
                 .step("go", (state, ctx) -> {
                     attempts.add(ctx.attempt());
@@ -97,7 +100,53 @@ class PayloadEncodingTest {
         long id = engine.client().start("nul", new Box("ok")).id();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("failed"));
-        assertThat((String) TestDatabase.row(id).get("last_error")).contains("unsupported Unicode escape sequence");
+        assertThat((String) TestDatabase.row(id).get("last_error")).isEqualTo("dev.durable.machine."
+                + "StepFailureException$InvalidOutcome: Step 'go' of nul v1 (instance " + id + ") returned a state"
+                + " that cannot be stored; the step takes the error path: its field $.content holds a NUL character"
+                + " (\\u0000), which PostgreSQL's jsonb cannot store");
+        assertThat(attempts).containsExactly(0);
+        assertThat(engine.stats().reaped()).isZero();
+    }
+
+    /**
+     * Pitfall 10, the database's side: JSON that jsonb refuses (here a number too large for it, from a codec that
+     * writes one) fails the instance with PostgreSQL's reason, and never with the statement's SQL text.
+     */
+    @Test
+    void anOutcomeTheDatabaseRefusesFailsTheInstanceWithTheDatabasesReasonAndNoSql() {
+        JsonCodec overflowing = new JsonCodec() {
+            private final JsonCodec jackson = new JacksonJsonCodec();
+
+            @Override
+            public String write(Object value) {
+                return value instanceof Box box && "overflow".equals(box.content()) ? "{\"content\": 1e1000000}"
+                        : jackson.write(value);
+            }
+
+            @Override
+            public Object read(String json, java.lang.reflect.Type type) {
+                return jackson.read(json, type);
+            }
+
+            @Override
+            public void checkReadsBack(String json, java.lang.reflect.Type type) {
+            }
+        };
+        MachineDefinition machine = MachineDefinition.builder("overflow", 1, Box.class)
+                .step("go", (state, ctx) -> {
+                    attempts.add(ctx.attempt());
+                    return Outcome.retry(new Box("overflow"), Duration.ZERO);
+                })
+                .build();
+        DurableEngine engine = engines.start(DurableEngine.builder(TestDatabase.dataSource(), MachineRegistry.of(machine))
+                .settings(EngineFixture.fastSettings("test-node", machine).build())
+                .jsonCodec(overflowing)
+                .build());
+        long id = engine.client().start("overflow", new Box("ok")).id();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("failed"));
+        assertThat((String) TestDatabase.row(id).get("last_error"))
+                .isEqualTo("org.postgresql.util.PSQLException: ERROR: value overflows numeric format");
         assertThat(attempts).containsExactly(0);
         assertThat(engine.stats().reaped()).isZero();
     }

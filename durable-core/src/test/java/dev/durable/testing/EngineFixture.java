@@ -78,6 +78,13 @@ public final class EngineFixture implements BeforeEachCallback, AfterEachCallbac
         TestDatabase.clean();
     }
 
+    /** Starts an engine a test built itself (with its own codec, say), and closes it after the test. */
+    public DurableEngine start(DurableEngine engine) {
+        engines.add(engine);
+        engine.start();
+        return engine;
+    }
+
     @Override
     public void afterEach(ExtensionContext context) {
         engines.forEach(DurableEngine::close);
