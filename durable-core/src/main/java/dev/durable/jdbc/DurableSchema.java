@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -37,8 +38,12 @@ public final class DurableSchema {
     /** The shipped changelog, on the classpath. Each version is also published as plain SQL next to it. */
     public static final String CHANGELOG = "dev/durable/db/changelog.xml";
 
-    /** The first version of the schema as plain SQL, on the classpath, for applications running their migrations. */
-    public static final String SQL_SCRIPT = "dev/durable/db/V1__durable_schema.sql";
+    /**
+     * The schema as plain SQL, on the classpath, for applications running their own migrations: the versions in
+     * order, each applied once.
+     */
+    public static final List<String> SQL_SCRIPTS = List.of("dev/durable/db/V1__durable_schema.sql",
+            "dev/durable/db/V2__durable_nodes.sql");
 
     /** Liquibase's tracking tables for durable's changelog, apart from any of the application's. */
     public static final String CHANGELOG_TABLE = "durable_changelog";
@@ -95,10 +100,15 @@ public final class DurableSchema {
      * tracking tables before it takes that lock, and two nodes doing so at once collide.)
      */
     public void migrate(DataSource dataSource) {
+        migrate(dataSource, CHANGELOG);
+    }
+
+    /** {@link #migrate(DataSource)} with another changelog: the upgrade test installs an older version this way. */
+    void migrate(DataSource dataSource, String changelog) {
         if (!liquibaseAvailable(DurableSchema.class.getClassLoader())) {
             throw new IllegalStateException("Liquibase is not on the classpath, so durable's changelog cannot run:"
                     + " add org.liquibase:liquibase-core, or create the tables with your own migrations from "
-                    + SQL_SCRIPT);
+                    + SQL_SCRIPTS);
         }
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
@@ -110,7 +120,7 @@ public final class DurableSchema {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("CREATE SCHEMA IF NOT EXISTS " + name);
                 }
-                update(connection);
+                update(connection, changelog);
                 if (!connection.getAutoCommit()) {
                     connection.commit();
                 }
@@ -142,7 +152,7 @@ public final class DurableSchema {
         }
     }
 
-    private void update(Connection connection) {
+    private void update(Connection connection, String changelog) {
         try {
             Database database = DatabaseFactory.getInstance()
                     .findCorrectDatabaseImplementation(new JdbcConnection(connection));
@@ -158,11 +168,11 @@ public final class DurableSchema {
             scope.put(Scope.Attr.ui.name(), new LoggerUIService());
             Scope.child(scope, () -> new CommandScope(UpdateCommandStep.COMMAND_NAME)
                     .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
-                    .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
+                    .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, changelog)
                     .setOutput(OutputStream.nullOutputStream())
                     .execute());
         } catch (Exception e) {
-            throw new IllegalStateException("Liquibase could not apply " + CHANGELOG + " to schema '" + name + "': "
+            throw new IllegalStateException("Liquibase could not apply " + changelog + " to schema '" + name + "': "
                     + e.getMessage(), e);
         }
     }

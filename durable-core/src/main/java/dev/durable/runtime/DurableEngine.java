@@ -4,6 +4,7 @@ import dev.durable.DurableClient;
 import dev.durable.jdbc.Claim;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.jdbc.InstanceRepository;
+import dev.durable.jdbc.NodeRepository;
 import dev.durable.jdbc.SignalRepository;
 import dev.durable.json.JacksonJsonCodec;
 import dev.durable.json.JsonCodec;
@@ -76,6 +77,7 @@ public final class DurableEngine implements AutoCloseable {
     private final StepExecutor executor;
     private final Heartbeat heartbeat;
     private final Reaper reaper;
+    private final NodeRegistry registry;
     private final BackgroundLoop heartbeatLoop;
     private final BackgroundLoop reaperLoop;
     private boolean closed;
@@ -109,10 +111,18 @@ public final class DurableEngine implements AutoCloseable {
         this.heartbeat = new Heartbeat(instances, inFlight, executor, events, settings);
         this.reaper = new Reaper(instances, events, names -> names.forEach(this::wake), settings, nodeId,
                 settings.nodeName() + ":");
-        this.heartbeatLoop = new BackgroundLoop(Heartbeat.NAME, heartbeat::beat, lifecycle, events,
+        this.registry = new NodeRegistry(new NodeRepository(builder.dataSource, schema), nodeId, machines, settings);
+        this.heartbeatLoop = new BackgroundLoop(Heartbeat.NAME, () -> {
+            Duration next = heartbeat.beat();
+            registry.renew();
+            return next;
+        }, lifecycle, events,
                 settings.maxRetryBackoff());
-        this.reaperLoop = new BackgroundLoop(Reaper.NAME, reaper::reap, lifecycle, events,
-                settings.maxRetryBackoff());
+        this.reaperLoop = new BackgroundLoop(Reaper.NAME, () -> {
+            Duration next = reaper.reap();
+            registry.watchStranded();
+            return next;
+        }, lifecycle, events, settings.maxRetryBackoff());
     }
 
     /** A builder for an engine on {@code dataSource} running {@code machines}. */
@@ -143,6 +153,7 @@ public final class DurableEngine implements AutoCloseable {
         log.info("Starting durable node {} on schema {}: queues {}, machines {}", nodeId, settings.schema(),
                 describeQueues(), machines.all().stream().map(MachineDefinition::describe).toList());
         writer.start();
+        registry.renew();
         reaper.nodeStarted();
         heartbeatLoop.start();
         reaperLoop.start();
@@ -169,6 +180,7 @@ public final class DurableEngine implements AutoCloseable {
         writer.stop(COMPONENT_STOP_TIMEOUT);
         heartbeatLoop.stop(COMPONENT_STOP_TIMEOUT);
         reaperLoop.stop(COMPONENT_STOP_TIMEOUT);
+        registry.forget();
         lifecycle.moveTo(NodeState.STOPPED);
     }
 
@@ -287,11 +299,24 @@ public final class DurableEngine implements AutoCloseable {
         }
     }
 
-    /** Runs the reaper now, on the calling thread; returns how many claims it returned to runnable. */
+    /**
+     * Runs the reaper now, on the calling thread, and then the watch for stranded instances; returns how many
+     * claims it returned to runnable.
+     */
     public long reapNow() {
         long before = events.stats().reaped();
         reaper.reap();
+        registry.watchStranded();
         return events.stats().reaped() - before;
+    }
+
+    /**
+     * Runnable instances of machine versions no live node runs (this one included), by machine and version, as the
+     * last reaper run found them. They are not picked: they wait for a node with their version. Each node also
+     * logs a WARN once per such machine version.
+     */
+    public List<StrandedInstances> stranded() {
+        return registry.stranded();
     }
 
     /** Extends this node's leases now, on the calling thread. */

@@ -158,6 +158,25 @@ class QueryPlanTest {
                 "durable_instance_failed").doesNotContain("Seq Scan");
     }
 
+    /**
+     * The stranded-instances watch, run by every node on each reaper run: the runnable rows through the partial
+     * pick index, anti-joined to the handful of live machine versions; never the history.
+     */
+    @Test
+    void theStrandedWatchReadsOnlyTheRunnableRows() {
+        String plan = explain(NodeRepository.STRANDED, new MapSqlParameterSource().addValue("liveSeconds", 60.0));
+
+        assertThat(plan).contains("durable_instance_pick").doesNotContain("Seq Scan on durable_instance");
+    }
+
+    /** A crashed step's hand-back reaches its row by primary key, like every fenced write. */
+    @Test
+    void aCrashedStepIsHandedBackByPrimaryKey() {
+        String plan = explain(InstanceRepository.RETURN_CRASHED, claims().addValue("error", "died"));
+
+        assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan");
+    }
+
     private static MapSqlParameterSource claims() {
         return new MapSqlParameterSource()
                 .addValue("id", new SqlArrayValue("int8", 1001L, 2001L))

@@ -32,9 +32,10 @@ class SchemaTest {
         assertThat(schema.isInstalled(dataSource)).isTrue();
         assertThat(jdbc.queryForList("SELECT table_name FROM information_schema.tables"
                 + " WHERE table_schema = 'durable_schema_test' ORDER BY table_name", String.class))
-                .containsExactly("durable_changelog", "durable_changelog_lock", "durable_instance", "durable_signal");
+                .containsExactly("durable_changelog", "durable_changelog_lock", "durable_instance", "durable_node",
+                        "durable_node_machine", "durable_signal");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM durable_schema_test.durable_changelog", Long.class))
-                .isEqualTo(1);
+                .isEqualTo(DurableSchema.SQL_SCRIPTS.size());
         assertThat(DurableSchema.named("durable_nowhere").isInstalled(dataSource)).isFalse();
         jdbc.execute("DROP SCHEMA durable_schema_test CASCADE");
     }
@@ -43,12 +44,14 @@ class SchemaTest {
     void thePlainSqlFileBuildsTheSameSchemaAsTheChangelog() throws IOException {
         jdbc.execute("DROP SCHEMA IF EXISTS durable_plain CASCADE");
         jdbc.execute("CREATE SCHEMA durable_plain");
-        String sql;
-        try (InputStream in = getClass().getResourceAsStream("/dev/durable/db/V1__durable_schema.sql")) {
-            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        for (String script : DurableSchema.SQL_SCRIPTS) {
+            String sql;
+            try (InputStream in = getClass().getResourceAsStream("/" + script)) {
+                sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            // As a user of another migration tool would run it: in order, with search_path set to the target schema.
+            jdbc.execute("SET search_path TO durable_plain; " + sql + "; SET search_path TO DEFAULT");
         }
-        // As a user of another migration tool would run it: with search_path set to the target schema.
-        jdbc.execute("SET search_path TO durable_plain; " + sql + "; SET search_path TO DEFAULT");
 
         assertThat(describe("durable_plain")).isEqualTo(describe(TestDatabase.SCHEMA));
         jdbc.execute("DROP SCHEMA durable_plain CASCADE");

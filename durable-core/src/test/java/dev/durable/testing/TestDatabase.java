@@ -45,7 +45,8 @@ public final class TestDatabase {
 
     /** Empties durable's tables and the tables tests create for their own bookkeeping. */
     public static void clean() {
-        jdbc().execute("TRUNCATE " + SCHEMA + ".durable_instance, " + SCHEMA + ".durable_signal RESTART IDENTITY");
+        jdbc().execute("TRUNCATE " + SCHEMA + ".durable_instance, " + SCHEMA + ".durable_signal, " + SCHEMA
+                + ".durable_node, " + SCHEMA + ".durable_node_machine RESTART IDENTITY");
         jdbc().execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".test_effect (id bigserial PRIMARY KEY,"
                 + " instance_id bigint, label text, started_at timestamptz, ended_at timestamptz)");
         jdbc().execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".test_counter (name text PRIMARY KEY,"

@@ -6,6 +6,7 @@ import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.DurableListener;
 import dev.durable.runtime.EngineStats;
 import dev.durable.runtime.StepEvent;
+import dev.durable.runtime.StrandedInstances;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -165,15 +166,17 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
     public void refresh() {
         List<QueueSummary> summaries;
         Set<String> localQueues;
+        List<StrandedInstances> stranded;
         try {
             DurableEngine node = engine.get();
             localQueues = node.queues().keySet();
+            stranded = node.stranded();
             summaries = node.client().summarizeLive();
         } catch (RuntimeException e) {
             log.debug("Could not refresh durable's queue gauges; keeping the last values: {}", e.toString());
             return;
         }
-        queueGauges.forEach(gauges -> gauges.update(summaries, localQueues));
+        queueGauges.forEach(gauges -> gauges.update(summaries, localQueues, stranded));
     }
 
     @Override
@@ -215,6 +218,7 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
         private final MultiGauge depth;
         private final MultiGauge oldestRunnableAge;
         private final MultiGauge expiredLeases;
+        private final MultiGauge stranded;
 
         QueueGauges(MeterRegistry registry) {
             depth = MultiGauge.builder("durable.queue.depth")
@@ -226,10 +230,14 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
             expiredLeases = MultiGauge.builder("durable.queue.expired.leases")
                     .description("Executing instances whose lease expired and that are not reaped yet")
                     .register(registry);
+            stranded = MultiGauge.builder("durable.instances.stranded")
+                    .description("Runnable instances of a machine version no live node runs, as this node's last"
+                            + " reaper run found them").baseUnit("instances")
+                    .register(registry);
         }
 
         /** {@code summaries} without done counts; queues of this node missing from them have nothing unfinished. */
-        void update(List<QueueSummary> summaries, Set<String> localQueues) {
+        void update(List<QueueSummary> summaries, Set<String> localQueues, List<StrandedInstances> strandedNow) {
             Map<String, QueueSummary> byQueue = new TreeMap<>();
             localQueues.forEach(queue -> byQueue.put(queue, new QueueSummary(queue, Map.of(), null, 0)));
             summaries.forEach(summary -> byQueue.put(summary.queue(), summary));
@@ -249,6 +257,11 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
             depth.register(depths, true);
             oldestRunnableAge.register(ages, true);
             expiredLeases.register(expired, true);
+            stranded.register(strandedNow.stream()
+                    .map(s -> MultiGauge.Row.of(Tags.of("machine", s.machine(), "version", String.valueOf(s.version())),
+                            s.waiting()))
+                    .<MultiGauge.Row<?>>map(row -> row)
+                    .toList(), true);
         }
     }
 }

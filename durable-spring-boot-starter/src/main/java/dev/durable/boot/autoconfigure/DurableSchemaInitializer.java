@@ -27,7 +27,7 @@ final class DurableSchemaInitializer {
         if (!DurableSchema.liquibaseAvailable(classLoader)) {
             throw new IllegalStateException("durable.initialize-schema is true but Liquibase is not on the classpath:"
                     + " add org.liquibase:liquibase-core, or set durable.initialize-schema=false and create the"
-                    + " tables with your own migrations (the SQL ships as " + DurableSchema.SQL_SCRIPT + ")");
+                    + " tables with your own migrations (the SQL ships as " + DurableSchema.SQL_SCRIPTS + ")");
         }
         long started = System.nanoTime();
         schema.migrate(dataSource);

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
 import dev.durable.SignalResult;
+import dev.durable.boot.actuate.DurableMetrics;
 import dev.durable.boot.autoconfigure.TestDatabase;
 import dev.durable.runtime.DurableEngine;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -28,6 +29,9 @@ class MetricsTests extends IntegrationTest {
 
     @Autowired
     MeterRegistry registry;
+
+    @Autowired
+    DurableMetrics metrics;
 
     @Value("${local.server.port}")
     int port;
@@ -87,6 +91,25 @@ class MetricsTests extends IntegrationTest {
         assertThat(registry.get("durable.reaped").functionCounter().count()).isGreaterThan(reaped);
         await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("done"));
         assertThat(registry.find("durable.step.duration").tag("outcome", "fenced").timer()).isNotNull();
+    }
+
+    /** Rows of a version no live node runs: a gauge by machine and version, which goes when they do. */
+    @Test
+    void strandedInstancesAreAGaugeByMachineAndVersion() {
+        TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
+                + " (machine, machine_version, step, state, queue) VALUES ('workflow', 99, 'start', '{}', 'default')");
+        engine.reapNow();
+        metrics.refresh();
+
+        assertThat(registry.get("durable.instances.stranded").tags("machine", "workflow", "version", "99").gauge()
+                .value()).isEqualTo(1);
+
+        TestDatabase.jdbc().update("DELETE FROM " + TestDatabase.SCHEMA + ".durable_instance"
+                + " WHERE machine_version = 99");
+        engine.reapNow();
+        metrics.refresh();
+
+        assertThat(registry.find("durable.instances.stranded").gauges()).isEmpty();
     }
 
     @Test

@@ -1,0 +1,115 @@
+package dev.durable.jdbc;
+
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+
+/**
+ * All SQL of {@code durable_node} and {@code durable_node_machine}: which nodes are alive and which machine
+ * versions they run, and the instances no live node can run. None of it is on a step's path: a node registers
+ * on each heartbeat and looks for stranded instances on each reaper run.
+ */
+public final class NodeRepository {
+
+    // Registers a node and its machine versions, or renews a registration: one statement, safe to repeat (the
+    // heartbeat does, so a node whose row aged out or was deleted by hand comes back on its next beat).
+    static final String REGISTER = """
+            /* durable: register node */
+            WITH node AS (
+                INSERT INTO {schema}.durable_node (id) VALUES (:nodeId)
+                ON CONFLICT (id) DO UPDATE SET seen_at = now()
+                RETURNING id
+            )
+            INSERT INTO {schema}.durable_node_machine (node_id, machine, machine_version)
+            SELECT node.id, m.machine, m.version
+            FROM node, unnest(:machine::text[], :version::int[]) AS m(machine, version)
+            ON CONFLICT DO NOTHING
+            """;
+
+    static final String FORGET = """
+            /* durable: forget node */
+            DELETE FROM {schema}.durable_node WHERE id = :nodeId
+            """;
+
+    // Nodes unseen for a day died without saying so; their rows only clutter the table.
+    static final String FORGET_DEAD = """
+            /* durable: forget dead nodes */
+            DELETE FROM {schema}.durable_node WHERE seen_at < now() - interval '1 day'
+            """;
+
+    // Runnable, due instances of a (machine, version) that no live node registers. The live pairs are a handful of
+    // rows, hashed once; the instances are read through the runnable rows only (the partial pick index), so the
+    // cost follows the backlog, not the history.
+    static final String STRANDED = """
+            /* durable: stranded instances */
+            WITH live AS (
+                SELECT DISTINCT m.machine, m.machine_version
+                FROM {schema}.durable_node_machine m
+                JOIN {schema}.durable_node n ON n.id = m.node_id
+                WHERE n.seen_at > now() - make_interval(secs => :liveSeconds)
+            )
+            SELECT i.machine, i.machine_version, count(*) AS waiting, min(i.eligible_at) AS since
+            FROM {schema}.durable_instance i
+            WHERE i.status = 'runnable' AND i.eligible_at <= now()
+              AND NOT EXISTS (SELECT 1 FROM live
+                              WHERE live.machine = i.machine AND live.machine_version = i.machine_version)
+            GROUP BY i.machine, i.machine_version
+            ORDER BY i.machine, i.machine_version
+            """;
+
+    private final JdbcClient jdbc;
+    private final String registerSql;
+    private final String forgetSql;
+    private final String forgetDeadSql;
+    private final String strandedSql;
+
+    public NodeRepository(DataSource dataSource, DurableSchema schema) {
+        this.jdbc = JdbcClient.create(dataSource);
+        this.registerSql = schema.qualify(REGISTER);
+        this.forgetSql = schema.qualify(FORGET);
+        this.forgetDeadSql = schema.qualify(FORGET_DEAD);
+        this.strandedSql = schema.qualify(STRANDED);
+    }
+
+    /** Registers (or renews) a live node running these machine versions. */
+    public void register(String nodeId, List<MachineVersion> machines) {
+        jdbc.sql(registerSql)
+                .param("nodeId", nodeId)
+                .param("machine", new SqlArrayValue("text", machines.stream().map(MachineVersion::machine).toArray()))
+                .param("version", new SqlArrayValue("int4", machines.stream().map(MachineVersion::version).toArray()))
+                .update();
+    }
+
+    /** Removes a node that stops, and with it its machine versions. */
+    public void forget(String nodeId) {
+        jdbc.sql(forgetSql).param("nodeId", nodeId).update();
+    }
+
+    /** Removes the rows of nodes unseen for a day; how many. */
+    public int forgetDead() {
+        return jdbc.sql(forgetDeadSql).update();
+    }
+
+    /**
+     * The runnable, due instances of each (machine, version) that no node seen within {@code live} registers.
+     */
+    public List<Stranded> stranded(Duration live) {
+        return jdbc.sql(strandedSql)
+                .param("liveSeconds", live.toMillis() / 1000.0)
+                .query((rs, i) -> new Stranded(rs.getString("machine"), rs.getInt("machine_version"),
+                        rs.getLong("waiting"), rs.getObject("since", Timestamp.class).toInstant()))
+                .list();
+    }
+
+    /** A machine version a node runs. */
+    public record MachineVersion(String machine, int version) {
+    }
+
+    /** {@code waiting} runnable instances of a machine version no live node runs, due since {@code since}. */
+    public record Stranded(String machine, int version, long waiting, Instant since) {
+    }
+}

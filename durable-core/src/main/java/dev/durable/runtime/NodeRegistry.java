@@ -1,0 +1,130 @@
+package dev.durable.runtime;
+
+import dev.durable.jdbc.DurableSchema;
+import dev.durable.jdbc.NodeRepository;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineRegistry;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's presence in {@code durable_node}: registered with its machine versions when the engine starts,
+ * renewed on every heartbeat, removed when it stops. From these rows every node can tell which instances no live
+ * node can run ({@link #watchStranded()}, on each reaper run): they are not picked (a node with their version may
+ * still come) but made visible: {@link DurableEngine#stranded()}, and a WARN once per machine version while they
+ * wait, an INFO when they no longer do.
+ */
+final class NodeRegistry {
+
+    private static final Logger log = LoggerFactory.getLogger(NodeRegistry.class);
+
+    private final NodeRepository nodes;
+    private final String nodeId;
+    private final List<NodeRepository.MachineVersion> machineVersions;
+    private final Map<String, List<Integer>> versionsByMachine;
+    private final Duration live;
+    // Touched only by watchStranded (the reaper loop's, or reapNow's on a caller's thread), which is synchronized.
+    private final Set<NodeRepository.MachineVersion> warned = new HashSet<>();
+    private volatile List<StrandedInstances> stranded = List.of();
+    private volatile boolean failing;
+    private boolean watchFailing;
+
+    NodeRegistry(NodeRepository nodes, String nodeId, MachineRegistry machines, EngineSettings settings) {
+        this.nodes = nodes;
+        this.nodeId = nodeId;
+        this.machineVersions = machines.all().stream()
+                .map(machine -> new NodeRepository.MachineVersion(machine.name(), machine.version()))
+                .toList();
+        this.versionsByMachine = machines.all().stream().collect(Collectors.groupingBy(MachineDefinition::name,
+                Collectors.mapping(MachineDefinition::version, Collectors.toList())));
+        // A node is live while its registration is younger than a lease: its heartbeat renews it far more often.
+        this.live = settings.leaseTtl();
+    }
+
+    /**
+     * Registers this node, or renews its registration (on start and on every heartbeat). A failure never stops the
+     * heartbeat it rides on: it is said once, and the next beat tries again.
+     */
+    void renew() {
+        try {
+            nodes.register(nodeId, machineVersions);
+            if (failing) {
+                failing = false;
+                log.info("Node {} is registered in durable_node again", nodeId);
+            }
+        } catch (RuntimeException e) {
+            if (!failing) {
+                failing = true;
+                log.warn("Could not register node {} in durable_node ({}); other nodes may report its machines'"
+                        + " instances as stranded. If the table is missing, apply {}", nodeId, e.toString(),
+                        DurableSchema.SQL_SCRIPTS);
+            }
+        }
+    }
+
+    /** Removes this node's registration (on stop); a failure is left to age out. */
+    void forget() {
+        try {
+            nodes.forget(nodeId);
+        } catch (RuntimeException e) {
+            log.warn("Could not remove node {} from durable_node; it ages out instead: {}", nodeId, e.toString());
+        }
+    }
+
+    /**
+     * Looks for stranded instances and says what changed; on the reaper's thread. A failure is said once and
+     * never disturbs the reaper it rides with.
+     */
+    synchronized void watchStranded() {
+        List<StrandedInstances> found;
+        try {
+            nodes.forgetDead();
+            found = nodes.stranded(live).stream()
+                    .map(s -> new StrandedInstances(s.machine(), s.version(), s.waiting(), s.since()))
+                    .toList();
+            watchFailing = false;
+        } catch (RuntimeException e) {
+            if (!watchFailing) {
+                watchFailing = true;
+                log.warn("Could not look for stranded instances: {}", e.toString());
+            }
+            return;
+        }
+        Set<NodeRepository.MachineVersion> now = found.stream()
+                .map(s -> new NodeRepository.MachineVersion(s.machine(), s.version()))
+                .collect(Collectors.toSet());
+        for (StrandedInstances s : found) {
+            if (warned.add(new NodeRepository.MachineVersion(s.machine(), s.version()))) {
+                log.warn("{} instances of machine {} v{} are waiting (since {}), but no live node runs {} v{} (this"
+                        + " node runs {}); they are not picked and wait until a node with that version starts",
+                        s.waiting(), s.machine(), s.version(), s.since(), s.machine(), s.version(),
+                        versionsOf(s.machine()));
+            }
+        }
+        warned.removeIf(pair -> {
+            if (!now.contains(pair)) {
+                log.info("Instances of machine {} v{} are no longer stranded", pair.machine(), pair.version());
+                return true;
+            }
+            return false;
+        });
+        stranded = found;
+    }
+
+    /** What the last watch found. */
+    List<StrandedInstances> stranded() {
+        return stranded;
+    }
+
+    private String versionsOf(String machine) {
+        List<Integer> versions = versionsByMachine.get(machine);
+        return versions == null ? "no version of " + machine
+                : machine + " " + versions.stream().map(v -> "v" + v).collect(Collectors.joining(", "));
+    }
+}

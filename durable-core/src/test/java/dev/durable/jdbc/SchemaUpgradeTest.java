@@ -1,0 +1,93 @@
+package dev.durable.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.durable.DurableClient;
+import dev.durable.Outcome;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.runtime.DurableEngine;
+import dev.durable.testing.EngineFixture;
+import dev.durable.testing.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * A database installed by an earlier version, holding live instances, is upgraded in place by the shipped
+ * changelog: only the new changesets run, every stored row is kept as it was, and the instances then run on.
+ */
+class SchemaUpgradeTest {
+
+    private static final String SCHEMA = "durable_upgrade";
+
+    record Order(int id) {
+    }
+
+    @RegisterExtension
+    final EngineFixture engines = new EngineFixture();
+
+    private final DataSource dataSource = TestDatabase.dataSource();
+    private final JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+
+    @AfterEach
+    void dropSchema() {
+        jdbc.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+    }
+
+    private static MachineDefinition orders() {
+        return MachineDefinition.builder("orders", 1, Order.class)
+                .initialStep("pay")
+                .step("pay", (state, ctx) -> ctx.awaited("paid").isPresent() ? Outcome.next("ship", state)
+                        : Outcome.await("paid", state))
+                .step("ship", (state, ctx) -> Outcome.done("shipped " + state.id()))
+                .build();
+    }
+
+    @Test
+    void aVersion1DatabaseWithLiveInstancesIsUpgradedInPlace() {
+        jdbc.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        DurableSchema schema = DurableSchema.named(SCHEMA);
+        schema.migrate(dataSource, "dev/durable/db/changelog-v1.xml");
+        assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog", String.class))
+                .containsExactly("durable-schema-v1");
+
+        // Live data written by a client on the version 1 schema: one instance parked with a signal on its way, one
+        // runnable, one already done.
+        DurableClient client = engines.build("v1-client", settings -> settings.schema(SCHEMA), orders()).client();
+        long parked = client.start("orders", new Order(1)).id();
+        long runnable = client.start("orders", new Order(2)).id();
+        long done = client.start("orders", new Order(3)).id();
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
+                + " WHERE id = ?", parked);
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'done', result = '\"shipped 3\"'"
+                + " WHERE id = ?", done);
+        client.signal(runnable, "paid", "early", "evt-2");
+        List<Map<String, Object>> instancesBefore = rows("durable_instance");
+        List<Map<String, Object>> signalsBefore = rows("durable_signal");
+
+        schema.migrate(dataSource);
+
+        assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
+                String.class)).containsExactly("durable-schema-v1", "durable-schema-v2");
+        assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
+        assertThat(rows("durable_signal")).isEqualTo(signalsBefore);
+
+        // The upgraded database runs on: the engine registers its node, and every live instance finishes.
+        DurableEngine engine = engines.start("v2-node", settings -> settings.schema(SCHEMA), orders());
+        engine.client().signal(parked, "paid", "late", "evt-1");
+        await().atMost(Duration.ofSeconds(10)).until(() -> List.of(parked, runnable, done).stream()
+                .allMatch(id -> "done".equals(jdbc.queryForObject("SELECT status::text FROM " + SCHEMA
+                        + ".durable_instance WHERE id = ?", String.class, id))));
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_node", Long.class)).isOne();
+    }
+
+    private List<Map<String, Object>> rows(String table) {
+        return jdbc.queryForList("SELECT to_jsonb(t)::text AS row FROM " + SCHEMA + "." + table + " t ORDER BY id");
+    }
+}
