@@ -73,7 +73,7 @@ public final class StartOptions {
             throw new IllegalArgumentException("Unique scope " + scope + " lacks " + missing
                     + ": a scope must contain every active status " + InstanceStatus.ACTIVE
                     + ", because an instance can re-enter any of them and would then collide with another holder"
-                    + " of its key; add DONE and/or FAILED to keep the key after the instance ends");
+                    + " of its key; add done and/or failed to keep the key after the instance ends");
         }
         return new StartOptions(partitionKey, uniqueKey, scope, priority, delay, version);
     }

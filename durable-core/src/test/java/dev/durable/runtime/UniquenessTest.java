@@ -113,7 +113,7 @@ class UniquenessTest {
     void aScopeWithoutEveryActiveStatusIsRefusedWithTheReason() {
         assertThatThrownBy(() -> StartOptions.defaults().uniqueKey("k").uniqueScope(EnumSet.of(InstanceStatus.RUNNABLE)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("lacks [EXECUTING, AWAITING_SIGNAL]")
+                .hasMessageContaining("lacks [executing, awaiting_signal]")
                 .hasMessageContaining("must contain every active status");
     }
 
