@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * commits on its own. Either way, once committed, this node's poller is woken at once.
  *
  * <p>A machine is named either by its name or by the class it was registered with; new instances use the highest
- * registered version of the machine unless {@link StartOptions#withVersion(int)} names one.
+ * registered version of the machine unless {@link StartOptions#version(int)} names one.
  */
 public interface DurableClient {
 
@@ -50,8 +50,13 @@ public interface DurableClient {
      */
     SignalResult signal(long instanceId, String name, @Nullable Object payload, @Nullable String dedupKey);
 
+    /**
+     * One instance, whatever its machine (registered on this node or not); its {@link DurableInstance#state(Class)}
+     * and {@link DurableInstance#result(Class)} read with this engine's JSON codec.
+     */
     Optional<DurableInstance> find(long instanceId);
 
+    /** The instances {@code query} selects, by id; see {@link #find(long)}. */
     List<DurableInstance> list(InstanceQuery query);
 
     /** The number of instances per queue and status. */

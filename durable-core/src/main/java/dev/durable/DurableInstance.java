@@ -1,32 +1,94 @@
 package dev.durable;
 
+import java.lang.reflect.Type;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A read-only view of one instance row, for operators and tests.
+ * A read-only view of one instance row, for operators and tests, as {@link DurableClient#find(long)} and
+ * {@link DurableClient#list(InstanceQuery)} return it.
  *
- * <p>{@code stateJson} and {@code resultJson} are the stored JSON; they may hold personal data, so do not log or
- * expose them without thought.
+ * <p>The state and result are kept as the stored JSON ({@link #stateJson()}, {@link #resultJson()}) and read into
+ * a type of the caller's choosing with {@link #state(Class)} and {@link #result(Class)}, through the engine's
+ * {@link dev.durable.json.JsonCodec}: under the Spring Boot starter that is the application's {@code JsonMapper},
+ * the one that wrote them. They may hold personal data, so do not log or expose them without thought; the
+ * {@code toString()} of an instance leaves them out.
+ *
+ * <p>The {@link #status()} is spelled by its label ({@code runnable}, {@code awaiting_signal}, ...) wherever it is
+ * written out, in JSON as in {@code toString()}; see {@link InstanceStatus}.
  */
-public record DurableInstance(
-        long id,
-        String machine,
-        int version,
-        String step,
-        InstanceStatus status,
-        String queue,
-        short priority,
-        @Nullable String partitionKey,
-        @Nullable String awaits,
-        int attempt,
-        Instant eligibleAt,
-        @Nullable String lastError,
-        @Nullable String leaseOwner,
-        @Nullable Instant leaseExpiresAt,
-        @Nullable String uniqueKey,
-        @Nullable String stateJson,
-        @Nullable String resultJson,
-        Instant createdAt,
-        Instant updatedAt) {
+public interface DurableInstance {
+
+    long id();
+
+    /** The machine's name. */
+    String machine();
+
+    /** The machine version the instance runs on (the one it started with). */
+    int version();
+
+    /** The step the instance runs next, runs now, is parked in, or ended at. */
+    String step();
+
+    InstanceStatus status();
+
+    String queue();
+
+    /** Lower values are picked first. */
+    short priority();
+
+    @Nullable String partitionKey();
+
+    /** The signal the instance is parked on while {@code awaiting_signal}. */
+    @Nullable String awaits();
+
+    /** How many times the current step has been re-run (see {@link StepContext#attempt()}). */
+    int attempt();
+
+    /** When the instance may next be picked (while {@code runnable}). */
+    Instant eligibleAt();
+
+    /** The last error of a step, or the reason a {@link Outcome#stop(String) stop} gave; kept until the next. */
+    @Nullable String lastError();
+
+    /** The node that holds the instance's claim while {@code executing}. */
+    @Nullable String leaseOwner();
+
+    @Nullable Instant leaseExpiresAt();
+
+    @Nullable String uniqueKey();
+
+    /** The state as stored JSON text; {@code null} only for a row written without one. */
+    @Nullable String stateJson();
+
+    /** The result as stored JSON text; {@code null} until the instance is {@code done} with a result. */
+    @Nullable String resultJson();
+
+    Instant createdAt();
+
+    Instant updatedAt();
+
+    /**
+     * The state read as {@code type}, usually the machine's state type; {@code null} when the stored state is
+     * {@code null}.
+     *
+     * @throws dev.durable.json.JsonCodecException naming the instance and the type, if the stored state cannot be
+     *                                             read as {@code type}
+     */
+    <T> @Nullable T state(Class<T> type);
+
+    /** The state read as a (possibly generic) {@code type}; see {@link #state(Class)}. */
+    @Nullable Object state(Type type);
+
+    /**
+     * The result read as {@code type}; {@code null} while the instance is not {@code done}, and when it finished
+     * without a result.
+     *
+     * @throws dev.durable.json.JsonCodecException naming the instance and the type, if the stored result cannot be
+     *                                             read as {@code type}
+     */
+    <T> @Nullable T result(Class<T> type);
+
+    /** The result read as a (possibly generic) {@code type}; see {@link #result(Class)}. */
+    @Nullable Object result(Type type);
 }

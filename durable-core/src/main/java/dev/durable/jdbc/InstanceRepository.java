@@ -5,6 +5,7 @@ import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
 import dev.durable.StartResult;
+import dev.durable.json.JsonCodec;
 import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -992,18 +993,20 @@ public final class InstanceRepository {
 
     // ---------------------------------------------------------------- read API
 
-    public Optional<DurableInstance> find(long id) {
-        return jdbc.sql(findSql).param("id", id).query((rs, i) -> instance(rs)).optional();
+    /** The instance {@code id}, whose state and result read with {@code codec}. */
+    public Optional<DurableInstance> find(long id, JsonCodec codec) {
+        return jdbc.sql(findSql).param("id", id).query((rs, i) -> instance(rs, codec)).optional();
     }
 
-    public List<DurableInstance> list(InstanceQuery query) {
+    /** The instances {@code query} selects, whose states and results read with {@code codec}. */
+    public List<DurableInstance> list(InstanceQuery query, JsonCodec codec) {
         return jdbc.sql(listSql)
                 .param("afterId", query.afterId())
                 .param("queue", query.queue())
                 .param("status", query.status() == null ? null : query.status().label())
                 .param("machine", query.machine())
                 .param("limit", query.limit())
-                .query((rs, i) -> instance(rs))
+                .query((rs, i) -> instance(rs, codec))
                 .list();
     }
 
@@ -1048,13 +1051,13 @@ public final class InstanceRepository {
         return jdbc.sql(retryFailedSql).param("id", id).query(String.class).optional();
     }
 
-    private static DurableInstance instance(ResultSet rs) throws SQLException {
-        return new DurableInstance(rs.getLong("id"), rs.getString("machine"), rs.getInt("machine_version"),
+    private static DurableInstance instance(ResultSet rs, JsonCodec codec) throws SQLException {
+        return new InstanceRow(rs.getLong("id"), rs.getString("machine"), rs.getInt("machine_version"),
                 rs.getString("step"), InstanceStatus.fromLabel(rs.getString("status")), rs.getString("queue"),
                 rs.getShort("priority"), rs.getString("partition_key"), rs.getString("awaits"), rs.getInt("attempt"),
                 instant(rs, "eligible_at"), rs.getString("last_error"), rs.getString("lease_owner"),
                 nullableInstant(rs, "lease_expires_at"), rs.getString("unique_key"), rs.getString("state"),
-                rs.getString("result"), instant(rs, "created_at"), instant(rs, "updated_at"));
+                rs.getString("result"), instant(rs, "created_at"), instant(rs, "updated_at"), codec);
     }
 
     // ---------------------------------------------------------------- helpers

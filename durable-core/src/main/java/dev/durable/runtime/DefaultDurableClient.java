@@ -147,12 +147,12 @@ final class DefaultDurableClient implements DurableClient {
 
     @Override
     public Optional<DurableInstance> find(long instanceId) {
-        return instances.find(instanceId);
+        return instances.find(instanceId, values.codec());
     }
 
     @Override
     public List<DurableInstance> list(InstanceQuery query) {
-        return instances.list(Objects.requireNonNull(query, "query must not be null"));
+        return instances.list(Objects.requireNonNull(query, "query must not be null"), values.codec());
     }
 
     @Override

@@ -26,6 +26,11 @@ final class StoredValues {
         this.codec = codec;
     }
 
+    /** The codec values are written with; the client reads instances back with it too. */
+    JsonCodec codec() {
+        return codec;
+    }
+
     // Every refusal reads "<what> cannot be serialized|stored; <nothing done>: <why>", e.g.
     // "The state for machine order v1 cannot be stored; nothing was started: its field $.note holds a NUL ...".
 

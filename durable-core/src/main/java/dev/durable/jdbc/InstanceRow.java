@@ -1,0 +1,90 @@
+package dev.durable.jdbc;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import dev.durable.DurableInstance;
+import dev.durable.InstanceStatus;
+import dev.durable.json.JsonCodec;
+import dev.durable.json.JsonCodecException;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Type;
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One row of {@code durable_instance} as the read API returns it: the {@link DurableInstance} of
+ * {@link InstanceRepository#find} and {@link InstanceRepository#list}, holding the codec its state and result are
+ * read with. Written as JSON (by an application that returns it from a controller) it has the interface's
+ * properties, without the codec.
+ */
+public record InstanceRow(
+        long id,
+        String machine,
+        int version,
+        String step,
+        InstanceStatus status,
+        String queue,
+        short priority,
+        @Nullable String partitionKey,
+        @Nullable String awaits,
+        int attempt,
+        Instant eligibleAt,
+        @Nullable String lastError,
+        @Nullable String leaseOwner,
+        @Nullable Instant leaseExpiresAt,
+        @Nullable String uniqueKey,
+        @Nullable String stateJson,
+        @Nullable String resultJson,
+        Instant createdAt,
+        Instant updatedAt,
+        @JsonIgnore JsonCodec codec) implements DurableInstance {
+
+    @Override
+    public <T> @Nullable T state(Class<T> type) {
+        return cast(type, state((Type) type));
+    }
+
+    @Override
+    public @Nullable Object state(Type type) {
+        return read("state", stateJson, type);
+    }
+
+    @Override
+    public <T> @Nullable T result(Class<T> type) {
+        return cast(type, result((Type) type));
+    }
+
+    @Override
+    public @Nullable Object result(Type type) {
+        return read("result", resultJson, type);
+    }
+
+    private @Nullable Object read(String what, @Nullable String json, Type type) {
+        Objects.requireNonNull(type, "type must not be null");
+        if (json == null) {
+            return null;
+        }
+        try {
+            return codec.read(json, type);
+        } catch (JsonCodecException e) {
+            throw new JsonCodecException("The " + what + " of instance " + id + " (" + machine + " v" + version
+                    + ") cannot be read as " + type.getTypeName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code value} as {@code type}; a primitive type reads as its wrapper ({@code int.class} as an Integer). */
+    @SuppressWarnings("unchecked")
+    private static <T> @Nullable T cast(Class<T> type, @Nullable Object value) {
+        return (T) MethodType.methodType(type).wrap().returnType().cast(value);
+    }
+
+    /** The row without its state and result, which may hold personal data. */
+    @Override
+    public String toString() {
+        return "DurableInstance[id=" + id + ", machine=" + machine + ", version=" + version + ", step=" + step
+                + ", status=" + status + ", queue=" + queue + ", priority=" + priority + ", partitionKey="
+                + partitionKey + ", awaits=" + awaits + ", attempt=" + attempt + ", eligibleAt=" + eligibleAt
+                + ", lastError=" + lastError + ", leaseOwner=" + leaseOwner + ", leaseExpiresAt=" + leaseExpiresAt
+                + ", uniqueKey=" + uniqueKey + ", createdAt=" + createdAt + ", updatedAt=" + updatedAt + "]";
+    }
+}
