@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * copy with one option changed, so a chain keeps every option it sets. The getters share the setters' names.
  *
  * <pre>{@code
- * StartOptions.defaults().partitionKey("customer:7").uniqueKey("order:42").priority(-1)
+ * StartOptions options = StartOptions.defaults().partitionKey("customer:7").uniqueKey("order:42").priority(-1);
  * }</pre>
  *
  * <h2>Uniqueness</h2>

@@ -46,8 +46,8 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
  *         .settings(EngineSettings.builder().queue("checkout", QueueSettings.concurrency(8)).build())
  *         .build();
  * engine.start();
- * engine.client().start(Checkout.class, new Checkout.State(42, null));
- * ...
+ * engine.client().start("checkout", new Checkout.State(42));
+ * // ... the node runs steps of this and other nodes' instances until it stops
  * engine.stop();   // graceful: running steps finish within the grace period, the rest is released
  * }</pre>
  *

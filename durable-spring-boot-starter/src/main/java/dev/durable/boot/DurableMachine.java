@@ -18,7 +18,9 @@ import org.springframework.stereotype.Component;
  *     record State(long orderId) {}
  *
  *     @Step(value = "start", initial = true)
- *     Outcome start(State state, StepContext ctx) { ... }
+ *     Outcome start(State state, StepContext ctx) {
+ *         return Outcome.done();
+ *     }
  * }
  * }</pre>
  *

@@ -13,7 +13,9 @@ import java.lang.annotation.Target;
  *
  * <pre>{@code
  * @Step(value = "reserve", initial = true, timeout = "10s")
- * Outcome reserve(Order order, StepContext ctx) { ... }
+ * Outcome reserve(Order order, StepContext ctx) {
+ *     return Outcome.next("pay", order);
+ * }
  * }</pre>
  */
 @Target(ElementType.METHOD)
