@@ -1,0 +1,97 @@
+package dev.durable.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durable.DurableClient;
+import dev.durable.boot.actuate.DurableEndpoint;
+import dev.durable.boot.actuate.DurableHealthIndicator;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.EngineSettings;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Every bean of the auto-configurations backs off when the application defines its own. */
+class DurableBackOffTest {
+
+    private final ApplicationContextRunner runner = AutoConfigurationRunner.create();
+
+    @BeforeEach
+    void cleanDatabase() {
+        TestDatabase.clean();
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnEngine() {
+        runner.withUserConfiguration(UserEngineConfiguration.class).run(context -> {
+            assertThat(context).hasSingleBean(DurableEngine.class);
+            assertThat(context.getBean(DurableEngine.class)).isSameAs(context.getBean("userEngine"));
+            assertThat(context.getBean(DurableClient.class)).isSameAs(context.getBean(DurableEngine.class).client());
+        });
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnClient() {
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withBean("userClient", DurableClient.class, () -> org.mockito.Mockito.mock(DurableClient.class))
+                .run(context -> {
+                    assertThat(context).hasSingleBean(DurableClient.class);
+                    assertThat(context.getBean(DurableClient.class)).isSameAs(context.getBean("userClient"));
+                    assertThat(context).hasSingleBean(DurableEngine.class);
+                });
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnRegistry() {
+        MachineDefinition own = MachineDefinition.builder("own", 3, String.class)
+                .step("only", (state, ctx) -> dev.durable.Outcome.done()).build();
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withBean("userRegistry", MachineRegistry.class, () -> MachineRegistry.of(own))
+                .run(context -> {
+                    assertThat(context).hasSingleBean(MachineRegistry.class);
+                    assertThat(context.getBean(DurableEngine.class).machines().all())
+                            .extracting(MachineDefinition::describe).containsExactly("own v3");
+                });
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnHealthIndicatorAndEndpoint() {
+        runner.withUserConfiguration(TestMachines.Greeter.class, UserActuatorConfiguration.class)
+                .withPropertyValues("management.endpoints.web.exposure.include=durable")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(DurableHealthIndicator.class);
+                    assertThat(context.getBean(DurableHealthIndicator.class))
+                            .isSameAs(context.getBean("durableHealthIndicator"));
+                    assertThat(context).hasSingleBean(DurableEndpoint.class);
+                    assertThat(context.getBean(DurableEndpoint.class)).isSameAs(context.getBean("userEndpoint"));
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserEngineConfiguration {
+        @Bean
+        DurableEngine userEngine(DataSource dataSource) {
+            return DurableEngine.builder(dataSource, MachineRegistry.of())
+                    .settings(EngineSettings.builder().schema(TestDatabase.SCHEMA).build()).build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserActuatorConfiguration {
+        @Bean
+        DurableHealthIndicator durableHealthIndicator(DurableEngine engine) {
+            return new DurableHealthIndicator(engine);
+        }
+
+        @Bean
+        DurableEndpoint userEndpoint(DurableEngine engine) {
+            return new DurableEndpoint(engine, org.springframework.boot.actuate.endpoint.Show.NEVER,
+                    java.util.Set.of());
+        }
+    }
+}
