@@ -51,13 +51,18 @@ public final class DurableAutoConfiguration {
     DurableAutoConfiguration() {
     }
 
+    // AnnotatedMachines and DurableEngineLifecycle are internal types: they back off for a bean of their name.
     @Bean
+    @ConditionalOnMissingBean(name = "durableAnnotatedMachines")
     static AnnotatedMachines durableAnnotatedMachines(ConfigurableListableBeanFactory beanFactory) {
         return new AnnotatedMachines(beanFactory);
     }
 
+    // Without the scan (replaced by name), the application brings its own registry; if it does not, the start
+    // fails for want of a MachineRegistry rather than of an internal type.
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnBean(AnnotatedMachines.class)
     MachineRegistry durableMachineRegistry(AnnotatedMachines machines) {
         return machines.registry();
     }
@@ -102,8 +107,9 @@ public final class DurableAutoConfiguration {
     }
 
     @Bean
-    DurableEngineLifecycle durableEngineLifecycle(DurableEngine engine, AnnotatedMachines machines) {
-        return new DurableEngineLifecycle(engine, machines);
+    @ConditionalOnMissingBean(name = "durableEngineLifecycle")
+    DurableEngineLifecycle durableEngineLifecycle(DurableEngine engine, ObjectProvider<AnnotatedMachines> machines) {
+        return new DurableEngineLifecycle(engine, machines.getIfAvailable());
     }
 
     private static DataSource dataSource(ObjectProvider<DataSource> dataSources,

@@ -2,6 +2,7 @@ package dev.durable.boot.autoconfigure;
 
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.NodeState;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -19,16 +20,19 @@ final class DurableEngineLifecycle implements SmartLifecycle {
     static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024;
 
     private final DurableEngine engine;
-    private final AnnotatedMachines machines;
+    private final @Nullable AnnotatedMachines machines;
 
-    DurableEngineLifecycle(DurableEngine engine, AnnotatedMachines machines) {
+    /** @param machines the annotated machines to bind before the start; none when the application replaced them */
+    DurableEngineLifecycle(DurableEngine engine, @Nullable AnnotatedMachines machines) {
         this.engine = engine;
         this.machines = machines;
     }
 
     @Override
     public void start() {
-        machines.bindAll();
+        if (machines != null) {
+            machines.bindAll();
+        }
         engine.start();
     }
 

@@ -9,10 +9,12 @@ import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineSettings;
+import dev.durable.runtime.NodeState;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -70,6 +72,69 @@ class DurableBackOffTest {
                     assertThat(context).hasSingleBean(DurableEndpoint.class);
                     assertThat(context.getBean(DurableEndpoint.class)).isSameAs(context.getBean("userEndpoint"));
                 });
+    }
+
+    @Test
+    void annotatedMachinesBackOffForABeanOfTheSameName() {
+        // The scan of @DurableMachine beans is internal: an application that defines its own machines replaces it
+        // by its name, and no bean it does not know is read as a machine.
+        MachineDefinition own = MachineDefinition.builder("own", 3, String.class)
+                .step("only", (state, ctx) -> dev.durable.Outcome.done()).build();
+        runner.withUserConfiguration(TestMachines.Greeter.class, TestMachines.TwoInitial.class)
+                .withBean("durableAnnotatedMachines", String.class, () -> "scanned by the application")
+                .withBean("userRegistry", MachineRegistry.class, () -> MachineRegistry.of(own))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("durableAnnotatedMachines")).isEqualTo("scanned by the application");
+                    assertThat(context).doesNotHaveBean(AnnotatedMachines.class);
+                    DurableEngine engine = context.getBean(DurableEngine.class);
+                    assertThat(engine.machines().all()).extracting(MachineDefinition::describe)
+                            .containsExactly("own v3");
+                    assertThat(engine.state()).isEqualTo(NodeState.RUNNING);
+                });
+    }
+
+    @Test
+    void withoutTheAnnotatedMachinesNorARegistryStartupFailsNamingTheMissingRegistry() {
+        runner.withBean("durableAnnotatedMachines", String.class, () -> "scanned by the application")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining(MachineRegistry.class.getName()));
+    }
+
+    @Test
+    void engineLifecycleBacksOffForABeanOfTheSameName() {
+        // An application may start and stop the engine on its own terms.
+        OwnLifecycle own = new OwnLifecycle();
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withBean("durableEngineLifecycle", OwnLifecycle.class, () -> own)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("durableEngineLifecycle")).isSameAs(own);
+                    assertThat(context).doesNotHaveBean(DurableEngineLifecycle.class);
+                    assertThat(own.isRunning()).isTrue();
+                    assertThat(context.getBean(DurableEngine.class).state()).isEqualTo(NodeState.STARTING);
+                });
+    }
+
+    /** The application's own lifecycle bean; it leaves the engine alone. */
+    static class OwnLifecycle implements SmartLifecycle {
+
+        private volatile boolean running;
+
+        @Override
+        public void start() {
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            running = false;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
