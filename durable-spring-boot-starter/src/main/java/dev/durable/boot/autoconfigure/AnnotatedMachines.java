@@ -54,8 +54,8 @@ final class AnnotatedMachines {
             }
             Class<?> type = beanFactory.getType(beanName, false);
             if (type == null) {
-                throw new MachineDefinitionException("Cannot tell the class of @DurableMachine bean '" + beanName
-                        + "'");
+                throw InvalidMachineBeanException.bean(beanName, null, "durable cannot tell the bean's class",
+                        "Declare the bean with its class (e.g. a @Bean method returning the machine's own type).");
             }
             definitions.add(define(beanName, ClassUtils.getUserClass(type)));
         }
@@ -81,7 +81,8 @@ final class AnnotatedMachines {
                 (MethodIntrospector.MetadataLookup<OnError>) method ->
                         AnnotatedElementUtils.findMergedAnnotation(method, OnError.class))).keySet().stream().toList();
         if (stepMethods.isEmpty()) {
-            throw new MachineDefinitionException("@DurableMachine " + source + " declares no @Step methods");
+            throw InvalidMachineBeanException.bean(beanName, userClass, "the machine declares no @Step methods",
+                    "Annotate the methods of its steps with @Step. " + MethodInvoker.STEP_SIGNATURE + ".");
         }
 
         Map<MethodInvoker, Step> steps = new LinkedHashMap<>();
@@ -90,38 +91,39 @@ final class AnnotatedMachines {
         List<MethodInvoker> handlers = errorMethods.stream()
                 .map(method -> MethodInvoker.inspect(beanFactory, beanName, userClass, method, true))
                 .toList();
-        Type stateType = stateType(source, steps.keySet(), handlers);
+        Type stateType = stateType(beanName, userClass, steps.keySet(), handlers);
 
         MachineDefinition.Builder<Object> builder = MachineDefinition.builder(name, machine.version(), stateType)
                 .queue(resolve(machine.queue()))
                 .machineClass(userClass)
                 .source(source)
-                .stepTimeout(duration(machine.stepTimeout(), "stepTimeout of @DurableMachine " + source));
+                .stepTimeout(duration(machine.stepTimeout(), beanName, userClass, null, "stepTimeout"));
         MethodInvoker initial = null;
         for (Map.Entry<MethodInvoker, Step> entry : steps.entrySet()) {
             MethodInvoker invoker = entry.getKey();
             Step step = entry.getValue();
             String stepName = StringUtils.hasText(step.value()) ? resolve(step.value()) : invoker.method().getName();
             builder.step(new StepDefinition(stepName, (state, context) -> invoker.invoke(null, state, context),
-                    duration(step.timeout(), "timeout of @Step " + invoker.description()),
+                    duration(step.timeout(), beanName, userClass, invoker, "timeout"),
                     invoker.description()));
             if (step.initial()) {
                 if (initial != null) {
-                    throw new MachineDefinitionException("Machine " + name + " v" + machine.version() + " (" + source
-                            + ") declares two initial steps: " + initial.description() + " and "
-                            + invoker.description() + "; mark exactly one @Step(initial = true)");
+                    throw InvalidMachineBeanException.methods(beanName, userClass,
+                            List.of(initial.annotated(), invoker.annotated()), "machine " + name + " v"
+                                    + machine.version() + " declares two initial steps",
+                            "Mark exactly one @Step(initial = true): the step new instances start at.");
                 }
                 initial = invoker;
                 builder.initialStep(stepName);
             }
         }
         if (initial == null && steps.size() > 1) {
-            throw new MachineDefinitionException("Machine " + name + " v" + machine.version() + " (" + source
-                    + ") declares " + steps.size() + " steps but none is initial; mark the first step with"
-                    + " @Step(initial = true)");
+            throw InvalidMachineBeanException.bean(beanName, userClass, "machine " + name + " v" + machine.version()
+                    + " declares " + steps.size() + " steps but none is initial", "Mark the first step with"
+                    + " @Step(initial = true): the step new instances start at.");
         }
         if (!handlers.isEmpty()) {
-            checkDistinctErrorTypes(source, handlers);
+            checkDistinctErrorTypes(beanName, userClass, handlers);
             builder.errorHandler(new MethodErrorHandler(handlers));
         }
         MachineDefinition definition = builder.build();
@@ -131,7 +133,8 @@ final class AnnotatedMachines {
     }
 
     /** The state type all methods agree on; {@code Object} if none takes a state. */
-    private static Type stateType(String source, Iterable<MethodInvoker> steps, List<MethodInvoker> handlers) {
+    private static Type stateType(String beanName, Class<?> userClass, Iterable<MethodInvoker> steps,
+            List<MethodInvoker> handlers) {
         Type type = null;
         MethodInvoker first = null;
         List<MethodInvoker> all = new ArrayList<>();
@@ -146,27 +149,36 @@ final class AnnotatedMachines {
                 type = own;
                 first = invoker;
             } else if (!type.equals(own)) {
-                throw new MachineDefinitionException("The methods of " + source + " disagree on the state type: "
-                        + first.description() + " takes a " + type.getTypeName() + ", " + invoker.description()
-                        + " takes a " + own.getTypeName() + "; a machine has one state type");
+                throw InvalidMachineBeanException.methods(beanName, userClass,
+                        List.of(first.annotated(), invoker.annotated()), "the methods disagree on the state type: "
+                                + first.method().getName() + " takes a " + type.getTypeName() + ", "
+                                + invoker.method().getName() + " a " + own.getTypeName(),
+                        "Take the same state type in every @Step and @OnError method (or none): a machine has one"
+                                + " state type.");
             }
         }
         return type == null ? Object.class : type;
     }
 
-    private static void checkDistinctErrorTypes(String source, List<MethodInvoker> handlers) {
+    private static void checkDistinctErrorTypes(String beanName, Class<?> userClass, List<MethodInvoker> handlers) {
         Map<Class<? extends Throwable>, MethodInvoker> seen = new LinkedHashMap<>();
         for (MethodInvoker handler : handlers) {
             MethodInvoker earlier = seen.putIfAbsent(handler.errorType(), handler);
             if (earlier != null) {
-                throw new MachineDefinitionException(source + " declares two @OnError methods for "
-                        + handler.errorType().getName() + ": " + earlier.description() + " and "
-                        + handler.description());
+                throw InvalidMachineBeanException.methods(beanName, userClass,
+                        List.of(earlier.annotated(), handler.annotated()), "the machine declares two @OnError"
+                                + " methods for " + handler.errorType().getName()
+                                + (handler.errorType() == Exception.class ? " (a method that takes no exception"
+                                        + " handles Exception)" : ""),
+                        "Keep one @OnError method per exception type; the closest type to the thrown exception"
+                                + " wins.");
             }
         }
     }
 
-    private @Nullable Duration duration(String text, String what) {
+    /** The duration an annotation attribute holds; {@code step} is the method it is on, {@code null} for the class. */
+    private @Nullable Duration duration(String text, String beanName, Class<?> userClass,
+            @Nullable MethodInvoker step, String attribute) {
         String value = resolve(text);
         if (!StringUtils.hasText(value)) {
             return null;
@@ -174,7 +186,13 @@ final class AnnotatedMachines {
         try {
             return DurationStyle.detectAndParse(value);
         } catch (IllegalArgumentException e) {
-            throw new MachineDefinitionException("Invalid " + what + ": '" + value + "' is not a duration (e.g. 30s)");
+            String reason = (step == null ? "@DurableMachine(" : "@Step(") + attribute + " = \"" + value + "\") is not"
+                    + " a duration";
+            String action = "Write a duration such as 30s, 500ms or PT1M (or nothing, for "
+                    + (step == null ? "durable.step-timeout" : "the machine's stepTimeout") + ").";
+            throw step == null ? InvalidMachineBeanException.bean(beanName, userClass, reason, action)
+                    : InvalidMachineBeanException.methods(beanName, userClass, List.of(step.annotated()), reason,
+                            action);
         }
     }
 

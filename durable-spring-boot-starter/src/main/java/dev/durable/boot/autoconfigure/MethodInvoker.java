@@ -3,7 +3,6 @@ package dev.durable.boot.autoconfigure;
 import dev.durable.Inbox;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
-import dev.durable.machine.MachineDefinitionException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -18,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.GenericTypeResolver;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -47,79 +47,130 @@ final class MethodInvoker {
 
     private final BeanFactory beanFactory;
     private final String beanName;
+    private final Class<?> userClass;
     private final Method method;
+    private final String annotated;
     private final List<Parameter> parameters;
     private final @Nullable Type stateType;
     private final String description;
     private volatile @Nullable MethodHandle handle;
 
-    private MethodInvoker(BeanFactory beanFactory, String beanName, Method method, List<Parameter> parameters,
-            @Nullable Type stateType, String description) {
+    private MethodInvoker(BeanFactory beanFactory, String beanName, Class<?> userClass, Method method,
+            String annotated, List<Parameter> parameters, @Nullable Type stateType, String description) {
         this.beanFactory = beanFactory;
         this.beanName = beanName;
+        this.userClass = userClass;
         this.method = method;
+        this.annotated = annotated;
         this.parameters = parameters;
         this.stateType = stateType;
         this.description = description;
     }
 
+    /** What a {@code @Step} method may look like, as failures say it. */
+    static final String STEP_SIGNATURE = "A @Step method returns " + Outcome.class.getName() + " and takes, in any"
+            + " order and each at most once: the state (an object: a record, a class, a boxed value), StepContext"
+            + " and Inbox";
+
+    /** What an {@code @OnError} method may look like, as failures say it. */
+    static final String ON_ERROR_SIGNATURE = "An @OnError method returns " + Outcome.class.getName() + " and takes,"
+            + " in any order and each at most once: the exception (an Exception type, or Throwable), the state,"
+            + " StepContext and Inbox";
+
     /**
      * Inspects {@code method} of the bean {@code beanName} (of class {@code userClass}).
      *
      * @param errorHandler whether the method is an {@code @OnError} method (it may take an exception)
-     * @throws MachineDefinitionException naming the bean and method if its signature is not supported
+     * @throws InvalidMachineBeanException naming the bean, the method and, if one is to blame, the parameter, if
+     *                                     the method's signature is not supported
      */
     static MethodInvoker inspect(BeanFactory beanFactory, String beanName, Class<?> userClass, Method method,
             boolean errorHandler) {
         String annotation = errorHandler ? "@OnError" : "@Step";
         String description = describe(method) + " of bean '" + beanName + "'";
-        String problem = annotation + " method " + description;
+        String where = InvalidMachineBeanException.method(annotation, method);
+        String allowed = (errorHandler ? ON_ERROR_SIGNATURE : STEP_SIGNATURE) + ".";
         int modifiers = method.getModifiers();
         if (Modifier.isStatic(modifiers) || Modifier.isPrivate(modifiers)) {
-            throw new MachineDefinitionException(problem + " must be neither static nor private");
+            throw InvalidMachineBeanException.methods(beanName, userClass, List.of(where), "the method is "
+                    + (Modifier.isStatic(modifiers) ? "static" : "private") + ", and durable calls it on the bean",
+                    "Make it neither private nor static (package-private, protected or public).");
         }
         if (!Outcome.class.isAssignableFrom(method.getReturnType())) {
-            throw new MachineDefinitionException(problem + " returns " + method.getReturnType().getSimpleName()
-                    + "; it must return " + Outcome.class.getName());
+            throw InvalidMachineBeanException.methods(beanName, userClass, List.of(where), "the method returns "
+                    + method.getReturnType().getSimpleName() + "; it must return " + Outcome.class.getName(),
+                    "Return an Outcome: next, retry, await, done or stop. " + allowed);
         }
         Class<?>[] types = method.getParameterTypes();
         Parameter[] kinds = new Parameter[types.length];
         Type state = null;
         for (int i = 0; i < types.length; i++) {
             Class<?> type = types[i];
-            Parameter kind;
-            if (type == StepContext.class) {
-                kind = Parameter.CONTEXT;
-            } else if (type == Inbox.class) {
-                kind = Parameter.INBOX;
-            } else if (Throwable.class.isAssignableFrom(type)) {
-                if (!errorHandler) {
-                    throw new MachineDefinitionException(problem + " takes a " + type.getSimpleName()
-                            + "; only @OnError methods receive exceptions");
-                }
-                if (type != Throwable.class && !Exception.class.isAssignableFrom(type)) {
-                    throw new MachineDefinitionException(problem + " takes a " + type.getSimpleName()
-                            + "; errors are not handed to @OnError methods (they are treated like a crash), so"
-                            + " declare an Exception type or Throwable");
-                }
-                kind = Parameter.ERROR;
-            } else if (type.isPrimitive()) {
-                throw new MachineDefinitionException(problem + " takes a " + type.getName()
-                        + " state; a state must be an object type (a record, a class, a boxed value)");
-            } else {
-                kind = Parameter.STATE;
-                state = GenericTypeResolver.resolveType(method.getGenericParameterTypes()[i], userClass);
+            Parameter kind = kind(type);
+            if (kind == Parameter.ERROR && !errorHandler) {
+                throw InvalidMachineBeanException.parameter(beanName, userClass, where, method, i, "the parameter"
+                        + " is an exception, and only @OnError methods receive exceptions", "Handle the exception in"
+                        + " an @OnError method of the machine. " + allowed);
+            }
+            if (kind == Parameter.ERROR && type != Throwable.class && !Exception.class.isAssignableFrom(type)) {
+                throw InvalidMachineBeanException.parameter(beanName, userClass, where, method, i, "the parameter"
+                        + " is an Error, and errors are never handed to @OnError methods (a step that dies of one is"
+                        + " treated like a crash)", "Declare an Exception type, or Throwable. " + allowed);
+            }
+            if (type.isPrimitive()) {
+                throw InvalidMachineBeanException.parameter(beanName, userClass, where, method, i,
+                        primitive(method, i, errorHandler), allowed);
             }
             for (int j = 0; j < i; j++) {
                 if (kinds[j] == kind) {
-                    throw new MachineDefinitionException(problem + " has two " + name(kind) + " parameters ("
-                            + types[j].getSimpleName() + " and " + type.getSimpleName() + "); supported are, each at"
-                            + " most once: the state, StepContext, Inbox" + (errorHandler ? " and the exception" : ""));
+                    throw InvalidMachineBeanException.parameter(beanName, userClass, where, method, i,
+                            "it would be a second " + name(kind) + ": "
+                                    + InvalidMachineBeanException.parameter(method, j) + " is the " + name(kind)
+                                    + " already" + (kind == Parameter.STATE ? ", and besides the state durable passes"
+                                    + " only " + others(errorHandler) : ""),
+                            allowed);
                 }
+            }
+            if (kind == Parameter.STATE) {
+                state = GenericTypeResolver.resolveType(method.getGenericParameterTypes()[i], userClass);
             }
             kinds[i] = kind;
         }
-        return new MethodInvoker(beanFactory, beanName, method, List.of(kinds), state, description);
+        return new MethodInvoker(beanFactory, beanName, userClass, method, where, List.of(kinds), state,
+                description);
+    }
+
+    /** What a parameter of this type would receive; primitives count as the state (and are refused as such). */
+    private static Parameter kind(Class<?> type) {
+        if (type == StepContext.class) {
+            return Parameter.CONTEXT;
+        }
+        if (type == Inbox.class) {
+            return Parameter.INBOX;
+        }
+        return Throwable.class.isAssignableFrom(type) ? Parameter.ERROR : Parameter.STATE;
+    }
+
+    /**
+     * Why the primitive parameter {@code index} cannot be: if another parameter is the state, that nothing else is
+     * passed (the primitive is not a state candidate the user meant); otherwise that a state is an object.
+     */
+    private static String primitive(Method method, int index, boolean errorHandler) {
+        Class<?>[] types = method.getParameterTypes();
+        String type = types[index].getName();
+        for (int i = 0; i < types.length; i++) {
+            if (i != index && !types[i].isPrimitive() && kind(types[i]) == Parameter.STATE) {
+                return "durable has no " + type + " to pass: the state is "
+                        + InvalidMachineBeanException.parameter(method, i) + ", and besides it durable passes only "
+                        + others(errorHandler);
+            }
+        }
+        return "a primitive " + type + " cannot be the state: a state is an object (a record, a class, or a boxed value such"
+                + " as " + ClassUtils.resolvePrimitiveIfNecessary(types[index]).getSimpleName() + ")";
+    }
+
+    private static String others(boolean errorHandler) {
+        return errorHandler ? "the exception, StepContext and Inbox" : "StepContext and Inbox";
     }
 
     /** The type of the state parameter, {@code null} if the method takes none. */
@@ -145,6 +196,11 @@ final class MethodInvoker {
 
     Method method() {
         return method;
+    }
+
+    /** {@code @Step start(Order order, StepContext ctx)}: the method as failures name it, with the bean's class. */
+    String annotated() {
+        return annotated;
     }
 
     /** Calls the method. */
@@ -176,14 +232,17 @@ final class MethodInvoker {
         try {
             invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
         } catch (IllegalStateException e) {
-            throw new MachineDefinitionException("Cannot call " + description + " on the bean (a "
-                    + bean.getClass().getName() + "): " + e.getMessage());
+            throw InvalidMachineBeanException.methods(beanName, userClass, List.of(annotated), "durable cannot call"
+                    + " the method on the bean, a " + bean.getClass().getName() + ": " + e.getMessage(), "Make the"
+                    + " method callable on the bean: declare it on an interface the bean's proxy implements, or have"
+                    + " Spring proxy the class (proxyTargetClass = true).");
         }
         ReflectionUtils.makeAccessible(invocable);
         try {
             bound = adapt(MethodHandles.lookup().unreflect(invocable).bindTo(bean));
         } catch (IllegalAccessException e) {
-            throw new MachineDefinitionException("Cannot call " + description + ": " + e.getMessage());
+            throw InvalidMachineBeanException.methods(beanName, userClass, List.of(annotated), "durable cannot call"
+                    + " the method: " + e.getMessage(), "Make the method accessible (neither private nor static).");
         }
         handle = bound;
         return bound;

@@ -145,6 +145,15 @@ final class TestMachines {
         }
     }
 
+    /** The state, and an int nothing can pass. */
+    @DurableMachine(name = "extra-parameter")
+    static class ExtraParameter {
+        @Step("one")
+        Outcome one(String s, int extra) {
+            return Outcome.done();
+        }
+    }
+
     @DurableMachine(name = "two-handlers")
     static class TwoHandlersForOneType {
         @Step("greet")
