@@ -6,14 +6,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /** {@code durable.*} properties: their defaults, their mapping onto the engine's settings, invalid values. */
 class DurablePropertiesTest {
@@ -40,6 +44,42 @@ class DurablePropertiesTest {
         assertThat(onlyConcurrency.getBatchSize()).isEqualTo(QueueSettings.DEFAULT_BATCH_SIZE);
         DurableProperties.Queue onlyBatch = bind(Map.of("durable.queues.mail.batch-size", "7")).getQueues().get("mail");
         assertThat(onlyBatch.getConcurrency()).isEqualTo(QueueSettings.DEFAULT_CONCURRENCY);
+    }
+
+    @Test
+    void theConfigurationMetadataDefaultsAreTheEngineDefaults() throws Exception {
+        // What an IDE shows as the defaults, read from the metadata the build generates (with the hand-written
+        // additions merged in): configured explicitly, they must give exactly the engine's default settings.
+        Path file = Path.of("target/classes/META-INF/spring-configuration-metadata.json");
+        assertThat(file).as("the metadata the build generates").exists();
+        JsonNode metadata = JsonMapper.builder().build().readTree(file.toFile());
+        Map<String, JsonNode> properties = new TreeMap<>();
+        metadata.path("properties").forEach(property -> properties.put(property.path("name").asString(), property));
+
+        assertThat(properties).containsKeys("durable.queues.default.concurrency", "durable.queues.default.batch-size");
+        Map<String, String> defaults = new TreeMap<>();
+        properties.forEach((name, property) -> {
+            if (name.startsWith("durable.") && !property.path("defaultValue").isMissingNode()) {
+                defaults.put(name, property.path("defaultValue").asString());
+            }
+        });
+        // Every durable.* property shows its default, but the three that have none to show: the host name, no
+        // timeout, and the map of queues (whose entries' defaults are those of 'default' above).
+        assertThat(properties.keySet()).filteredOn(name -> name.startsWith("durable."))
+                .filteredOn(name -> !defaults.containsKey(name))
+                .containsExactlyInAnyOrder("durable.node-name", "durable.step-timeout", "durable.queues");
+        assertThat(properties.get("durable.queues").path("description").asString())
+                .contains("concurrency (default " + QueueSettings.DEFAULT_CONCURRENCY + ")")
+                .contains("batch-size (default " + QueueSettings.DEFAULT_BATCH_SIZE + ")");
+
+        DurableProperties configured = bind(defaults);
+        assertThat(EngineSettingsMapper.toBuilder(configured, false).nodeName("n").build())
+                .isEqualTo(EngineSettings.builder().nodeName("n").build());
+        DurableProperties unset = bind(Map.of());
+        assertThat(configured.isEnabled()).isEqualTo(unset.isEnabled());
+        assertThat(configured.isInitializeSchema()).isEqualTo(unset.isInitializeSchema());
+        assertThat(configured.getMetrics().getQueueDepthRefreshInterval())
+                .isEqualTo(unset.getMetrics().getQueueDepthRefreshInterval());
     }
 
     @Test
