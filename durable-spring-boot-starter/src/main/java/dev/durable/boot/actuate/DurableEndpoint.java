@@ -44,17 +44,22 @@ import tools.jackson.databind.json.JsonMapper;
  *       {@code management.endpoint.durable.show-values} allows them (they may hold personal data);</li>
  *   <li>{@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: makes a failed instance runnable
  *       again;</li>
- *   <li>{@code POST /actuator/durable/queues/{queue}} with {@code {"action":"pause"}} or
- *       {@code {"action":"resume"}}: stops or resumes picking from a queue on this node.</li>
+ *   <li>{@code POST /actuator/durable} with {@code {"queue":"orders","action":"pause"}} or
+ *       {@code {"queue":"orders","action":"resume"}}: stops or resumes picking from a queue on this node.</li>
  * </ul>
  *
- * Write operations are off by default ({@code management.endpoint.durable.access=read-only}); set the access to
- * {@code unrestricted} to allow them.
+ * The paths are those of the discovery links at {@code /actuator} ({@code durable} and {@code durable-id}): Spring
+ * Boot makes every {@link Selector @Selector} parameter a path variable named after it, so a queue action keeps
+ * its queue in the body rather than under a made-up {@code {queues}} segment. Write operations are off by default
+ * ({@code management.endpoint.durable.access=read-only}); set the access to {@code unrestricted} to allow them.
+ * Over HTTP, {@link DurableEndpointWebExtension} answers a bad request with its reason and the allowed values.
  */
 @Endpoint(id = "durable", defaultAccess = Access.READ_ONLY)
 public class DurableEndpoint {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final List<String> INSTANCE_ACTIONS = List.of("retry");
+    private static final List<String> QUEUE_ACTIONS = List.of("pause", "resume");
 
     private final DurableEngine engine;
     private final Show showValues;
@@ -101,40 +106,54 @@ public class DurableEndpoint {
         return engine.client().find(id).map(instance -> describe(instance, showValues)).orElse(null);
     }
 
-    /** {@code {"action":"retry"}}: retries a failed instance; answers what became of it. */
+    /**
+     * {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: retries a failed instance; answers what
+     * became of it.
+     *
+     * @throws InvalidEndpointRequestException for an action other than {@code retry}, an instance that does not
+     *                                         exist, or one whose unique key another instance holds now
+     */
     @WriteOperation
-    public @Nullable RetryDescriptor retry(@Selector long id, String action) {
+    public RetryDescriptor retry(@Selector long id, @Nullable String action) {
         if (!"retry".equals(action)) {
-            throw new InvalidEndpointRequestException("Unknown action '" + action + "' for an instance; the only"
-                    + " action is 'retry'", "unknown action");
+            throw RejectedRequestException.badRequest(action == null ? "Name the action, e.g. {\"action\":\"retry\"}"
+                    : "Unknown action '" + action + "' for an instance", "actions", INSTANCE_ACTIONS);
         }
         DurableClient client = engine.client();
         boolean retried;
         try {
             retried = client.retryFailed(id);
         } catch (IllegalStateException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), "unique key taken");
+            throw RejectedRequestException.conflict(String.valueOf(e.getMessage()));
         }
         return client.find(id).map(instance -> new RetryDescriptor(id, retried, instance.status().label()))
-                .orElse(null);
+                .orElseThrow(() -> RejectedRequestException.notFound("No instance " + id));
     }
 
-    /** {@code {"action":"pause"}} or {@code {"action":"resume"}}: pauses or resumes a queue on this node. */
+    /**
+     * {@code POST /actuator/durable} with {@code {"queue":"orders","action":"pause"}} (or {@code "resume"}): pauses
+     * or resumes a queue on this node; answers how the queue stands.
+     *
+     * @throws InvalidEndpointRequestException for an action other than {@code pause} and {@code resume}, or a
+     *                                         queue this node does not have
+     */
     @WriteOperation
-    public QueueDescriptor queue(@Selector String queues, @Selector String queue, String action) {
-        if (!"queues".equals(queues)) {
-            throw new InvalidEndpointRequestException("Unknown path segment '" + queues + "'; queues are at"
-                    + " /durable/queues/{queue}", "unknown path");
+    public QueueDescriptor queue(@Nullable String queue, @Nullable String action) {
+        if (action == null || !QUEUE_ACTIONS.contains(action)) {
+            throw RejectedRequestException.badRequest(action == null
+                    ? "Name the action, e.g. {\"queue\":\"default\",\"action\":\"pause\"}"
+                    : "Unknown action '" + action + "' for a queue", "actions", QUEUE_ACTIONS);
         }
-        try {
-            switch (action) {
-                case "pause" -> engine.pause(queue);
-                case "resume" -> engine.resume(queue);
-                default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "' for a queue;"
-                        + " actions are 'pause' and 'resume'", "unknown action");
-            }
-        } catch (IllegalArgumentException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), "unknown queue");
+        Set<String> queues = engine.queues().keySet();
+        if (queue == null || !queues.contains(queue)) {
+            throw RejectedRequestException.badRequest(queue == null
+                    ? "Name the queue, e.g. {\"queue\":\"default\",\"action\":\"" + action + "\"}"
+                    : "Unknown queue '" + queue + "' on this node", "queues", List.copyOf(queues));
+        }
+        if (action.equals("pause")) {
+            engine.pause(queue);
+        } else {
+            engine.resume(queue);
         }
         QueueSummary summary = null;
         try {

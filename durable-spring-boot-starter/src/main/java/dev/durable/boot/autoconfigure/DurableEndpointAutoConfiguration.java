@@ -1,8 +1,10 @@
 package dev.durable.boot.autoconfigure;
 
 import dev.durable.boot.actuate.DurableEndpoint;
+import dev.durable.boot.actuate.DurableEndpointWebExtension;
 import dev.durable.runtime.DurableEngine;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -15,7 +17,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@code durable} actuator {@link DurableEndpoint endpoint}, when it is available
- * (exposed, e.g. {@code management.endpoints.web.exposure.include=durable}, and its access is not {@code none}).
+ * (exposed, e.g. {@code management.endpoints.web.exposure.include=durable}, and its access is not {@code none}),
+ * and of its {@link DurableEndpointWebExtension web extension} when it is exposed over HTTP.
  */
 @AutoConfiguration(after = DurableAutoConfiguration.class)
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class, DurableEngine.class})
@@ -36,6 +39,14 @@ public final class DurableEndpointAutoConfiguration {
         @ConditionalOnMissingBean
         DurableEndpoint durableEndpoint(DurableEngine engine, DurableEndpointProperties properties) {
             return new DurableEndpoint(engine, properties.getShowValues(), properties.getRoles());
+        }
+
+        @Bean
+        @ConditionalOnBean(DurableEndpoint.class)
+        @ConditionalOnMissingBean
+        @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+        DurableEndpointWebExtension durableEndpointWebExtension(DurableEndpoint endpoint) {
+            return new DurableEndpointWebExtension(endpoint);
         }
     }
 }

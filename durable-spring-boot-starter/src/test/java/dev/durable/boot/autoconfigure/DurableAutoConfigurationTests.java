@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durable.DurableClient;
 import dev.durable.boot.DurableCustomizer;
 import dev.durable.boot.actuate.DurableEndpoint;
+import dev.durable.boot.actuate.DurableEndpointWebExtension;
 import dev.durable.boot.actuate.DurableHealthIndicator;
 import dev.durable.boot.actuate.DurableMetrics;
 import dev.durable.machine.MachineDefinition;
@@ -105,6 +106,7 @@ class DurableAutoConfigurationTests {
                     assertThat(context).doesNotHaveBean(DurableMetrics.class);
                     assertThat(context).doesNotHaveBean(DurableHealthIndicator.class);
                     assertThat(context).doesNotHaveBean(DurableEndpoint.class);
+                    assertThat(context).doesNotHaveBean(DurableEndpointWebExtension.class);
                     assertThat(context).doesNotHaveBean(DurableSchemaInitializer.class);
                 });
     }
@@ -120,6 +122,7 @@ class DurableAutoConfigurationTests {
                     assertThat(context.getBean(DurableEngine.class).state()).isEqualTo(NodeState.RUNNING);
                     assertThat(context).doesNotHaveBean(DurableHealthIndicator.class);
                     assertThat(context).doesNotHaveBean(DurableEndpoint.class);
+                    assertThat(context).doesNotHaveBean(DurableEndpointWebExtension.class);
                 });
     }
 
@@ -154,10 +157,23 @@ class DurableAutoConfigurationTests {
     }
 
     @Test
-    void endpointIsAvailableWhenExposed() {
+    void endpointIsAvailableWithItsWebExtensionWhenExposedOverHttp() {
         runner.withUserConfiguration(TestMachines.Greeter.class)
                 .withPropertyValues("management.endpoints.web.exposure.include=durable")
-                .run(context -> assertThat(context).hasSingleBean(DurableEndpoint.class));
+                .run(context -> {
+                    assertThat(context).hasSingleBean(DurableEndpoint.class);
+                    assertThat(context).hasSingleBean(DurableEndpointWebExtension.class);
+                });
+    }
+
+    @Test
+    void endpointExposedOnlyOverJmxHasNoWebExtension() {
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=durable")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(DurableEndpoint.class);
+                    assertThat(context).doesNotHaveBean(DurableEndpointWebExtension.class);
+                });
     }
 
     @Test

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.DurableClient;
 import dev.durable.boot.actuate.DurableEndpoint;
+import dev.durable.boot.actuate.DurableEndpointWebExtension;
 import dev.durable.boot.actuate.DurableHealthIndicator;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.NodeState;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -71,6 +73,20 @@ class DurableBackOffTest {
                             .isSameAs(context.getBean("durableHealthIndicator"));
                     assertThat(context).hasSingleBean(DurableEndpoint.class);
                     assertThat(context.getBean(DurableEndpoint.class)).isSameAs(context.getBean("userEndpoint"));
+                });
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnEndpointWebExtension() {
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("management.endpoints.web.exposure.include=durable")
+                .withBean("userExtension", DurableEndpointWebExtension.class,
+                        () -> new DurableEndpointWebExtension(new DurableEndpoint(org.mockito.Mockito.mock(
+                                DurableEngine.class), org.springframework.boot.actuate.endpoint.Show.NEVER, Set.of())))
+                .run(context -> {
+                    assertThat(context).hasSingleBean(DurableEndpointWebExtension.class);
+                    assertThat(context.getBean(DurableEndpointWebExtension.class))
+                            .isSameAs(context.getBean("userExtension"));
                 });
     }
 

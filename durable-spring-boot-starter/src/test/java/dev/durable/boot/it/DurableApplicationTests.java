@@ -1,18 +1,22 @@
 package dev.durable.boot.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
 import dev.durable.InstanceStatus;
+import dev.durable.StartOptions;
 import dev.durable.boot.actuate.DurableEndpoint;
 import dev.durable.boot.autoconfigure.TestDatabase;
 import dev.durable.runtime.DurableEngine;
 import java.util.Set;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.Show;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -130,16 +134,95 @@ class DurableApplicationTests extends IntegrationTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> terminal(id));
         assertThat(Workflow.runs.stream().filter(run -> run.equals("stop-fred:finish:0"))).hasSize(2);
 
-        JsonNode paused = http.post("/actuator/durable/queues/default", "{\"action\":\"pause\"}").json();
+        JsonNode paused = http.post("/actuator/durable", "{\"queue\":\"default\",\"action\":\"pause\"}").json();
         assertThat(paused.path("paused").asBoolean()).isTrue();
         long waiting = durable.start(Workflow.class, new Workflow.State("gil", 0)).id();
         assertThat(http.get("/actuator/durable").json().path("queues").path("default").path("paused").asBoolean())
                 .isTrue();
         assertThat(TestDatabase.status(waiting)).isEqualTo("runnable");
-        JsonNode resumed = http.post("/actuator/durable/queues/default", "{\"action\":\"resume\"}").json();
+        JsonNode resumed = http.post("/actuator/durable", "{\"queue\":\"default\",\"action\":\"resume\"}").json();
         assertThat(resumed.path("paused").asBoolean()).isFalse();
         await().atMost(Duration.ofSeconds(20)).until(() -> awaits(waiting));
-        assertThat(http.post("/actuator/durable/queues/nope", "{\"action\":\"pause\"}").status()).isEqualTo(400);
+    }
+
+    @Test
+    void aBadQueueRequestIsAnsweredWithTheProblemAndTheAllowedValues() throws Exception {
+        Http http = new Http(port);
+
+        Http.Response unknownAction = http.post("/actuator/durable", "{\"queue\":\"default\",\"action\":\"stop\"}");
+        assertThat(unknownAction.status()).isEqualTo(400);
+        assertThat(unknownAction.json().path("error").asString()).isEqualTo("Unknown action 'stop' for a queue");
+        assertThat(strings(unknownAction.json().path("actions"))).containsExactly("pause", "resume");
+
+        Http.Response unknownQueue = http.post("/actuator/durable", "{\"queue\":\"nope\",\"action\":\"pause\"}");
+        assertThat(unknownQueue.status()).isEqualTo(400);
+        assertThat(unknownQueue.json().path("error").asString()).isEqualTo("Unknown queue 'nope' on this node");
+        assertThat(strings(unknownQueue.json().path("queues"))).containsExactly("default", "shutdown", "slow");
+
+        Http.Response noQueue = http.post("/actuator/durable", "{\"action\":\"pause\"}");
+        assertThat(noQueue.status()).isEqualTo(400);
+        assertThat(noQueue.json().path("error").asString())
+                .isEqualTo("Name the queue, e.g. {\"queue\":\"default\",\"action\":\"pause\"}");
+        assertThat(strings(noQueue.json().path("queues"))).containsExactly("default", "shutdown", "slow");
+        assertThat(engine.queues().get("default").paused()).isFalse();
+
+        // Over JMX, which has no status or body, the message says it all.
+        assertThatThrownBy(() -> new DurableEndpoint(engine, Show.NEVER, Set.of()).queue("nope", "pause"))
+                .isInstanceOf(InvalidEndpointRequestException.class)
+                .hasMessage("Unknown queue 'nope' on this node; queues: [default, shutdown, slow]");
+    }
+
+    @Test
+    void aBadInstanceRequestIsAnsweredWithTheProblemAndTheAllowedValues() throws Exception {
+        long id = durable.start(Workflow.class, new Workflow.State("hal", 0)).id();
+        Http http = new Http(port);
+
+        Http.Response unknownAction = http.post("/actuator/durable/" + id, "{\"action\":\"restart\"}");
+        assertThat(unknownAction.status()).isEqualTo(400);
+        assertThat(unknownAction.json().path("error").asString()).isEqualTo("Unknown action 'restart' for an instance");
+        assertThat(strings(unknownAction.json().path("actions"))).containsExactly("retry");
+
+        Http.Response noAction = http.post("/actuator/durable/" + id, "{}");
+        assertThat(noAction.status()).isEqualTo(400);
+        assertThat(noAction.json().path("error").asString()).isEqualTo("Name the action, e.g. {\"action\":\"retry\"}");
+
+        Http.Response unknownInstance = http.post("/actuator/durable/999999", "{\"action\":\"retry\"}");
+        assertThat(unknownInstance.status()).isEqualTo(404);
+        assertThat(unknownInstance.json().path("error").asString()).isEqualTo("No instance 999999");
+
+        Http.Response notAnId = http.post("/actuator/durable/orders", "{\"action\":\"retry\"}");
+        assertThat(notAnId.status()).isEqualTo(400);
+        assertThat(notAnId.json().path("error").asString()).isEqualTo("'orders' is not an instance id (a number)");
+    }
+
+    @Test
+    void retryingAnInstanceWhoseUniqueKeyAnotherNowHoldsIsAConflict() throws Exception {
+        long failed = durable.start(Workflow.class, new Workflow.State("stop-ivy", 0),
+                StartOptions.defaults().uniqueKey("ivy")).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(failed));
+        durable.signal(failed, "go", null).orThrow();
+        await().atMost(Duration.ofSeconds(20)).until(() -> terminal(failed));
+        // A failed instance lets go of its unique key; a new one takes it.
+        durable.start(Workflow.class, new Workflow.State("ivy", 0), StartOptions.defaults().uniqueKey("ivy"));
+
+        Http.Response conflict = new Http(port).post("/actuator/durable/" + failed, "{\"action\":\"retry\"}");
+        assertThat(conflict.status()).isEqualTo(409);
+        assertThat(conflict.json().path("error").asString())
+                .isEqualTo("Instance " + failed + " cannot be retried: another instance holds its unique key now");
+        assertThat(TestDatabase.status(failed)).isEqualTo("failed");
+    }
+
+    @Test
+    void theDiscoveryLinksReadLikeThePathsTheyName() throws Exception {
+        Http http = new Http(port);
+        JsonNode links = http.get("/actuator").json().path("_links");
+
+        assertThat(links.propertyNames()).filteredOn(name -> name.startsWith("durable"))
+                .containsExactlyInAnyOrder("durable", "durable-id");
+        assertThat(links.path("durable").path("href").asString()).endsWith("/actuator/durable");
+        assertThat(links.path("durable").path("templated").asBoolean()).isFalse();
+        assertThat(links.path("durable-id").path("href").asString()).endsWith("/actuator/durable/{id}");
+        assertThat(links.path("durable-id").path("templated").asBoolean()).isTrue();
     }
 
     @Test
@@ -150,6 +233,10 @@ class DurableApplicationTests extends IntegrationTest {
         assertThat(durableHealth.path("details").path("state").asString()).isEqualTo("running");
         assertThat(durableHealth.path("details").path("zombies").asInt()).isZero();
         assertThat(durableHealth.path("details").path("maxZombies").asInt()).isEqualTo(10);
+    }
+
+    private static List<String> strings(JsonNode array) {
+        return array.valueStream().map(JsonNode::asString).toList();
     }
 
     private static JsonNode machine(JsonNode body, String name) {
