@@ -47,14 +47,15 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>Inserts join the caller's Spring transaction, if any. Engine writes run on engine threads, which never carry
  * one: a single statement commits on its own, several run in a transaction of their own.
  *
- * <p>Pitfalls of SPEC §13 that shape this class are cited where they apply. The hot-path statements are
- * package-private so that {@code QueryPlanTest} can check their plans.
+ * <p>The pitfalls that shape this class are cited where they apply (docs/DESIGN.md, "Known pitfalls"). The
+ * hot-path statements are package-private so that {@code QueryPlanTest} can check their plans.
  */
 public final class InstanceRepository {
 
-    // Pitfall 5: concurrent batches sharing unique keys are inserted in key order (the caller sorts), so they
-    // take the unique index's locks in one order and cannot deadlock.
-    // Pitfall 8: columns travel as arrays and are unnested, so a batch has 10 bind parameters whatever its size.
+    // Concurrent batches sharing unique keys are inserted in key order (the caller sorts), so they take the unique
+    // index's locks in one order and cannot deadlock (docs/DESIGN.md, pitfall P5).
+    // Columns travel as arrays and are unnested, so a batch has 10 bind parameters whatever its size
+    // (docs/DESIGN.md, pitfall P8).
     // The inserted rows come back in insertion order, which is the ORDER BY of the select.
     private static final String INSERT = """
             /* durable: insert */
@@ -95,9 +96,9 @@ public final class InstanceRepository {
                        array_agg(s.created_at ORDER BY s.id) AS created""";
 
     // One statement claims a batch and reads everything its steps need, inbox included.
-    // - Pitfall 6: FOR NO KEY UPDATE, not FOR UPDATE, so a row that a concurrent signal insert holds a foreign-key
-    //   KEY SHARE lock on is not skipped.
-    // - Pitfall 7: one queue per statement (queue = :queue), so the pick index keeps its order.
+    // - FOR NO KEY UPDATE, not FOR UPDATE, so a row that a concurrent signal insert holds a foreign-key KEY SHARE
+    //   lock on is not skipped (docs/DESIGN.md, pitfall P6).
+    // - One queue per statement (queue = :queue), so the pick index keeps its order (docs/DESIGN.md, pitfall P7).
     // - Version-aware: only (machine, version) pairs this node has registered.
     // - Partition keys: a key with an executing row is skipped (a probe of durable_instance_partition), and at
     //   most one row per key is taken per batch. A concurrent pick by another node of another row of the same key
@@ -155,16 +156,17 @@ public final class InstanceRepository {
             WHERE n.nspname = :schema AND c.relname = 'durable_instance'
             """;
 
-    // The fence of every write that ends a step (pitfall 3: a per-claim token, not a node id, because a node can
-    // re-pick its own reaped row). A write that matches no row lost its lease and changes nothing. The ids are also
-    // given as "= ANY", so that the planner reaches the rows through the primary key whatever the batch size (a
-    // join with unnest alone can be planned as a hash join over a scan of the table).
+    // The fence of every write that ends a step: a per-claim token, not a node id, because a node can re-pick its
+    // own reaped row (docs/DESIGN.md, "Fencing" and pitfall P3). A write that matches no row lost its lease and changes
+    // nothing. The ids are also given as "= ANY", so that the planner reaches the rows through the primary key whatever
+    // the batch size (a join with unnest alone can be planned as a hash join over a scan of the table).
     private static final String FENCE = """
             d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token""";
 
     // Consumption of the awaited signals a step was handed, once its next is applied (two CTEs that follow
     // "applied"): a signal with a dedup key becomes a tombstone (consumed_at set) so that a redelivery of it is
-    // still deduplicated; one without is deleted. Pitfall 11: driven by the bound ids, not by a subquery.
+    // still deduplicated; one without is deleted. Driven by the bound ids, not by a subquery (docs/DESIGN.md,
+    // pitfall P11).
     private static final String CONSUME = """
             kept AS (
                     UPDATE {schema}.durable_signal s SET consumed_at = now()
@@ -246,15 +248,16 @@ public final class InstanceRepository {
 
     // await, first statement: take the row locks. A signal delivery takes the same lock, so from here on either
     // the delivery committed before (and the next statement, with a fresh snapshot, sees its signal) or it waits
-    // for this transaction (and then finds the row parked and wakes it). Pitfall 1.
+    // for this transaction (and then finds the row parked and wakes it): no wake-up is lost (docs/DESIGN.md,
+    // "Signals and wake-ups"; pitfall P1).
     static final String LOCK_FOR_AWAIT = """
             /* durable: await lock */
             SELECT id FROM {schema}.durable_instance WHERE id = ANY (:id::bigint[]) ORDER BY id FOR NO KEY UPDATE
             """;
 
     // await, second statement: park, unless a matching signal is already in the inbox, in which case the row goes
-    // straight back to runnable. Signals already handed to the step as awaited do not count (pitfall 2: a step
-    // that re-awaits after seeing its signal would otherwise spin).
+    // straight back to runnable. Signals already handed to the step as awaited do not count: a step that
+    // re-awaits after seeing its signal would otherwise spin (docs/DESIGN.md, pitfall P2).
     static final String APPLY_AWAIT = """
             /* durable: await park */
             WITH o AS (
@@ -300,7 +303,7 @@ public final class InstanceRepository {
 
     // An ended instance's unconsumed signals leave its inbox: those without a dedup key are deleted, those with one
     // stay as tombstones (consumed_at set), so that a redelivery after the end is still recognized as a duplicate.
-    // Pitfall 11: the ids are known, so both writes are driven by them, not by a subquery.
+    // The ids are known, so both writes are driven by them, not by a subquery (docs/DESIGN.md, pitfall P11).
     static final String CLEAR_INBOXES = """
             /* durable: clear inboxes */
             WITH dropped AS (
@@ -323,8 +326,9 @@ public final class InstanceRepository {
 
     // One statement per tick for all of this node's claims. A node may hold two claims on one row at once (its own
     // stale claim, still running after the row was reaped, and its new one), so claims are told apart by token.
-    // Pitfall 4: rows are selected in id order with SKIP LOCKED before they are updated, like the reaper, so the two
-    // never deadlock. A skipped row is merely busy (an outcome or a signal holds it) and is extended next tick.
+    // Rows are selected in id order with SKIP LOCKED before they are updated, like the reaper, so the two never
+    // deadlock (docs/DESIGN.md, pitfall P4). A skipped row is merely busy (an outcome or a signal holds it) and is
+    // extended next tick.
     static final String HEARTBEAT = """
             /* durable: heartbeat */
             WITH mine AS (
@@ -353,7 +357,8 @@ public final class InstanceRepository {
     // Crash recovery: expired leases go back to runnable with attempt + 1; the error handler is not involved.
     // eligible_at is left alone (it is in the past): a reaped row keeps its place in pick order, also within its
     // partition key.
-    // SKIP LOCKED lets reapers on several nodes run at once without double-counting (pitfall 4 for the order).
+    // SKIP LOCKED lets reapers on several nodes run at once without double-counting; the id order is that of
+    // pitfall P4 (docs/DESIGN.md).
     static final String REAP = """
             /* durable: reap */
             WITH expired AS (
@@ -372,9 +377,10 @@ public final class InstanceRepository {
             RETURNING d.id, d.queue
             """;
 
-    // Pitfall 9: a node that restarts releases the claims of its earlier starts (same stable name, other suffix)
-    // as soon as their heartbeats have stopped for a while, instead of leaving them for a whole lease. A claim's
-    // last heartbeat was at lease_expires_at - lease; it is stale when older than :staleAfter.
+    // A node that restarts releases the claims of its earlier starts (same stable name, other suffix) as soon as
+    // their heartbeats have stopped for a while, instead of leaving them for a whole lease (docs/DESIGN.md,
+    // pitfall P9). A claim's last heartbeat was at lease_expires_at - lease; it is stale when older than
+    // :staleAfter.
     static final String RELEASE_EARLIER_STARTS = """
             /* durable: release earlier starts */
             WITH stale AS (
@@ -951,7 +957,7 @@ public final class InstanceRepository {
 
     /**
      * Returns the claims of earlier starts of this node name whose heartbeat stopped more than {@code staleAfter}
-     * ago to runnable with attempt + 1 (pitfall 9).
+     * ago to runnable with attempt + 1 (docs/DESIGN.md, pitfall P9).
      *
      * @param ownerPrefix the stable node name and separator every start of this node uses
      * @param owner       this start's node id, whose claims are left alone

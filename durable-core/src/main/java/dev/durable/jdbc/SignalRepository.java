@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
 public final class SignalRepository {
 
     // One statement, in this order:
-    // 1. lock the instance row by id (pitfall 1: by id only; a status filter evaluated on a stale snapshot would
-    //    miss a park committed a moment ago). The lock waits for a park in progress and returns the row as the park
-    //    left it;
+    // 1. lock the instance row by id, and by id only: a status filter evaluated on a stale snapshot would miss a
+    //    park committed a moment ago (docs/DESIGN.md, pitfall P1). The lock waits for a park in progress and returns
+    //    the row as the park left it;
     // 2. store the signal unless the instance is missing or terminal, deduplicated on (instance_id, dedup_key);
     // 3. wake the instance if it is parked on this name and the signal was stored;
     // 4. for an ended instance, say whether this dedup key reached it before (its tombstone outlives the end), so a

@@ -216,8 +216,8 @@ final class OutcomeWriter {
                     complete(batch, List.of(new Written(StepEvent.Write.ABANDONED, null)));
                     return;
                 }
-                // Pitfall 10: an outcome the database refuses fails the instance instead of looping through the
-                // reaper for ever.
+                // An outcome the database refuses fails the instance instead of looping through the reaper for
+                // ever (docs/DESIGN.md, pitfall P10).
                 log.error("The database refused outcome {} of instance {}; the instance fails instead", write.kind(),
                         write.id(), e);
                 writes = List.of(OutcomeWrite.fail(write.claim(), StepRunner.describe(e)));

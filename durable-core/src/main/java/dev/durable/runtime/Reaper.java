@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
  * concurrent reapers skip each other's rows.
  *
  * <p>It also releases the claims of earlier starts of this node's name once their heartbeat has been silent for two
- * heartbeat periods, so a node that restarts does not strand its own work for a whole lease (SPEC §13.9). Right
- * after a start those claims may still look fresh, so the reaper runs once more when they no longer can.
+ * heartbeat periods, so a node that restarts does not strand its own work for a whole lease (docs/DESIGN.md,
+ * pitfall P9). Right after a start those claims may still look fresh, so the reaper runs once more when they no
+ * longer can.
  */
 final class Reaper {
 

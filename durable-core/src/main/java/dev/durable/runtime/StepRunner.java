@@ -26,11 +26,11 @@ import org.springframework.dao.DataAccessException;
  * Runs the user's code for one claimed step and turns what it decided into a validated, serialized
  * {@link OutcomeWrite}. No database access happens here.
  *
- * <p>The error path (SPEC §4.2): whatever keeps a step from producing a usable outcome (it throws, it times out,
- * it returns {@code null} or an invalid outcome, its step is unknown, its state unreadable) goes to the machine's
- * error handler, whose outcome is used instead; with no handler the instance fails with the error's description,
- * and if the handler itself throws, the instance fails with both errors. An {@link Error} is not handled here: it
- * propagates and the step is treated like a crash.
+ * <p>The error path (docs/DESIGN.md, "Outcomes"): whatever keeps a step from producing a usable outcome (it throws, it
+ * times out, it returns {@code null} or an invalid outcome, its step is unknown, its state unreadable) goes to the
+ * machine's error handler, whose outcome is used instead; with no handler the instance fails with the error's
+ * description, and if the handler itself throws, the instance fails with both errors. An {@link Error} is not handled
+ * here: it propagates and the step is treated like a crash.
  */
 final class StepRunner {
 

@@ -12,9 +12,9 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * Pitfall 6: inserting a signal takes a foreign-key KEY SHARE lock on its instance row until the sender commits.
- * A picker using FOR UPDATE SKIP LOCKED would skip that row as locked; FOR NO KEY UPDATE does not conflict with
- * KEY SHARE, so the row is claimed.
+ * Pitfall P6 (docs/DESIGN.md): inserting a signal takes a foreign-key KEY SHARE lock on its instance row until the
+ * sender commits. A picker using FOR UPDATE SKIP LOCKED would skip that row as locked; FOR NO KEY UPDATE does not
+ * conflict with KEY SHARE, so the row is claimed.
  */
 class ForeignKeyLockTest {
 

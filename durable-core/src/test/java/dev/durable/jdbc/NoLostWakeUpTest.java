@@ -21,10 +21,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * No lost wake-up (SPEC §5, pitfalls 1 and 2): a park (the {@code await} outcome) and a signal delivery racing
- * for one instance. Both interleavings are forced: a third connection holds the row lock while the two queue up
- * behind it in a chosen order (PostgreSQL grants a row lock to its waiters in arrival order), then lets go.
- * Whichever goes second must see the first: the instance ends runnable with the signal in its inbox.
+ * No lost wake-up (docs/DESIGN.md, "Signals and wake-ups"; pitfalls P1 and P2): a park (the {@code await} outcome) and
+ * a signal delivery racing for one instance. Both interleavings are forced: a third connection holds the row lock while
+ * the two queue up behind it in a chosen order (PostgreSQL grants a row lock to its waiters in arrival order), then
+ * lets go. Whichever goes second must see the first: the instance ends runnable with the signal in its inbox.
  */
 class NoLostWakeUpTest {
 
@@ -94,7 +94,7 @@ class NoLostWakeUpTest {
         assertWokenWithTheSignal();
     }
 
-    /** Pitfall 2: the re-check ignores the awaited signals the step was handed, so re-awaiting parks. */
+    /** The re-check ignores the awaited signals the step was handed, so re-awaiting parks (pitfall P2). */
     @Test
     void reAwaitingAfterSeeingTheAwaitedSignalParksInsteadOfSpinning() {
         signals.deliver(claimed.id(), "paid", "{}", null);

@@ -16,8 +16,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The plans of the hot-path statements on a table whose history (terminal rows) dwarfs its live rows: every
- * statement reaches its rows through an index, never a scan of the table. Pitfalls 7 (one queue per pick, so the
- * pick index keeps its order) and 11 (deletes driven by ids) are checked here.
+ * statement reaches its rows through an index, never a scan of the table (docs/DESIGN.md, "Statement planning").
+ * Pitfalls P7 and P11 of docs/DESIGN.md are checked here: one queue per pick, so the pick index keeps its order;
+ * deletes driven by ids.
  *
  * <p>The default suite uses 100,000 rows; {@code docs/PERFORMANCE.md} records the plans on a million, printed by
  * {@code ./mvnw -pl durable-core test -Dtest=QueryPlanTest -Ddurable.plan.rows=1000000 -Ddurable.plan.print=true}.
@@ -61,7 +62,7 @@ class QueryPlanTest {
         TestDatabase.clean();
     }
 
-    /** Pitfall 7: the pick walks the partial pick index of its one queue, in order (no sort of candidates). */
+    /** The pick walks the partial pick index of its one queue, in order, no sort (docs/DESIGN.md, pitfall P7). */
     @Test
     void thePickWalksThePickIndexOfItsQueue() {
         String plan = explain(InstanceRepository.PICK, new MapSqlParameterSource()
@@ -96,7 +97,8 @@ class QueryPlanTest {
                 .addValue("status", new SqlArrayValue("text", "done", "failed"))
                 .addValue("result", new SqlArrayValue("text", "1", null))
                 .addValue("error", new SqlArrayValue("text", null, "x")));
-        // Pitfall 11: the ids are bound, so the delete finds its rows through the index on instance_id.
+        // The ids are bound, so the delete finds its rows through the index on instance_id (docs/DESIGN.md,
+        // pitfall P11).
         String delete = explain(InstanceRepository.CLEAR_INBOXES, new MapSqlParameterSource()
                 .addValue("id", new SqlArrayValue("int8", 1001L, 2001L)));
 

@@ -7,7 +7,7 @@ import dev.durable.Outcome;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Definitions and the registry refuse what cannot run, naming every place involved (SPEC §8). */
+/** Definitions and the registry refuse what cannot run, naming every place involved (docs/DESIGN.md, "Versions"). */
 class MachineDefinitionTest {
 
     record State(int n) {

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Bad input (SPEC §12): each row gets a clear error naming the problem, and nothing is lost or half-stored. Rows
- * about broken stored rows and versions are also covered in {@link VersioningTest}; the database being down is
- * covered by the degraded-mode tests.
+ * Bad input (docs/DESIGN.md, "Stored values" and "Outcomes"): each row gets a clear error naming the problem, and
+ * nothing is lost or half-stored. Rows about broken stored rows and versions are also covered in
+ * {@link VersioningTest}; the database being down is covered by the degraded-mode tests.
  */
 class BadInputTest {
 

@@ -27,11 +27,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Degraded mode (SPEC §6.6, §12 "database down at startup or mid-run"): the engine's connections go through a
- * {@link TcpProxy} that can reset them all and refuse new ones. While cut, the node reports DEGRADED and retries with
- * backoff; once the database is reachable again it returns to RUNNING by itself, without a restart, and finishes
- * its work. A step result produced while the database was away is committed after it returns (within the outcome
- * retry timeout) or, past that, left whole to the reaper — never lost, never half-applied.
+ * Degraded mode, the database down at startup or mid-run (docs/DESIGN.md, "Shutdown, degraded mode and
+ * zombies"): the engine's connections go through a {@link TcpProxy} that can reset them all and refuse new ones. While
+ * cut, the node reports DEGRADED and retries with backoff; once the database is reachable again it returns to RUNNING
+ * by itself, without a restart, and finishes its work. A step result produced while the database was away is committed
+ * after it returns (within the outcome retry timeout) or, past that, left whole to the reaper — never lost, never
+ * half-applied.
  */
 class DegradedModeTest {
 

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Fencing (SPEC §6.3, pitfall 3): a worker whose lease was lost and whose row was re-claimed can no longer write
- * anything — not its outcome, not a heartbeat. Its attempts are counted.
+ * Fencing (docs/DESIGN.md, "Fencing"; pitfalls P3 and P14): a worker whose lease was lost and whose row was re-claimed
+ * can no longer write anything — not its outcome, not a heartbeat. Its attempts are counted.
  */
 class FencingTest {
 
@@ -112,7 +112,7 @@ class FencingTest {
         assertThat(stale.stats().outcomesApplied()).isZero();
     }
 
-    /** Pitfall 3: the token is per claim, so a node that re-picks its own reaped row fences its older claim. */
+    /** The token is per claim, so a node that re-picks its own reaped row fences its older claim (pitfall P3). */
     @Test
     void aNodeThatRepicksItsOwnReapedRowFencesItsEarlierClaim() throws Exception {
         MachineDefinition machine = machine();

@@ -15,7 +15,10 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Graceful shutdown (SPEC §6.6): finish what fits in the grace period, hand the rest back at once. */
+/**
+ * Graceful shutdown (docs/DESIGN.md, "Shutdown, degraded mode and zombies"): finish what fits in the grace period, hand
+ * the rest back at once.
+ */
 class GracefulShutdownTest {
 
     record Task(String kind) {

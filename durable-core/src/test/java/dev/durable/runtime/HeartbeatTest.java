@@ -28,7 +28,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Leases and heartbeats (SPEC §6.2). */
+/** Leases and heartbeats (docs/DESIGN.md, "Leases, heartbeat and reaper"). */
 class HeartbeatTest {
 
     record Nothing() {
@@ -59,9 +59,9 @@ class HeartbeatTest {
     }
 
     /**
-     * Pitfall 4: the heartbeat (this node's claims) and reapers (expired claims) touch overlapping sets of rows in
-     * different natural orders. Run flat out against each other on 200 claims, half of them expiring every round,
-     * neither may ever hit a deadlock.
+     * Pitfall P4 (docs/DESIGN.md): the heartbeat (this node's claims) and reapers (expired claims) touch overlapping
+     * sets of rows in different natural orders. Run flat out against each other on 200 claims, half of them expiring
+     * every round, neither may ever hit a deadlock.
      */
     @Test
     void heartbeatsAndReapersRunningConcurrentlyNeverDeadlock() throws Exception {

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Pitfall 9: a node that restarts must not strand its own claims for a whole lease, yet must not steal the live
- * claims of another node that happens to share its name.
+ * Pitfall P9 (docs/DESIGN.md): a node that restarts must not strand its own claims for a whole lease, yet must not
+ * steal the live claims of another node that happens to share its name.
  */
 class NodeRestartTest {
 

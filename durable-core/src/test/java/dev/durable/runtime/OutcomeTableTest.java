@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Every row of the outcome table (SPEC §3), asserted on the stored row once the outcome is committed: status,
- * step, attempt, eligible_at, awaits, result, last_error, lease cleared.
+ * Every row of the outcome table (docs/DESIGN.md, "Outcomes"), asserted on the stored row once the outcome is
+ * committed: status, step, attempt, eligible_at, awaits, result, last_error, lease cleared.
  */
 class OutcomeTableTest {
 

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Partition keys (SPEC §6.4): instances sharing a key never execute at once, on any node; different keys run in
- * parallel; a dead claim's key frees after the reap; a hot key does not hold up the others.
+ * Partition keys (docs/DESIGN.md, "Partition keys"): instances sharing a key never execute at once, on any node;
+ * different keys run in parallel; a dead claim's key frees after the reap; a hot key does not hold up the others.
  */
 class PartitionKeyTest {
 

@@ -18,7 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** How states, results and payloads reach jsonb, and what happens when they cannot (pitfalls 10 and 12). */
+/** How states, results and payloads reach jsonb, and what happens when they cannot (pitfalls P10 and P12). */
 class PayloadEncodingTest {
 
     record Box(Object content) {
@@ -39,7 +39,7 @@ class PayloadEncodingTest {
 
     private final List<Integer> attempts = new CopyOnWriteArrayList<>();
 
-    /** Pitfall 12: JSON is bound as jsonb, so an object is stored as an object, not as a JSON string. */
+    /** JSON is bound as jsonb, so an object is stored as an object, not a JSON string (pitfall P12). */
     @Test
     void statesResultsAndPayloadsAreStoredAsJsonValuesNotAsJsonStrings() {
         MachineDefinition machine = MachineDefinition.builder("typed", 1, Order.class)
@@ -63,7 +63,7 @@ class PayloadEncodingTest {
         assertThat(typeOf("result", "durable_instance", id)).isEqualTo("object");
     }
 
-    /** Pitfall 10: an outcome that cannot be serialized takes the error path; it does not loop via the reaper. */
+    /** An outcome that cannot be serialized takes the error path; it does not loop via the reaper (pitfall P10). */
     @Test
     void anUnserializableStateFailsTheInstanceOnceInsteadOfCrashingTheWorker() {
         MachineDefinition machine = MachineDefinition.builder("boxes", 1, Box.class)
@@ -109,8 +109,8 @@ class PayloadEncodingTest {
     }
 
     /**
-     * Pitfall 10, the database's side: JSON that jsonb refuses (here a number too large for it, from a codec that
-     * writes one) fails the instance with PostgreSQL's reason, and never with the statement's SQL text.
+     * Pitfall P10 (docs/DESIGN.md), the database's side: JSON that jsonb refuses (here a number too large for it, from
+     * a codec that writes one) fails the instance with PostgreSQL's reason, and never with the statement's SQL text.
      */
     @Test
     void anOutcomeTheDatabaseRefusesFailsTheInstanceWithTheDatabasesReasonAndNoSql() {

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The three sources of re-execution (SPEC §4), never conflated: an explicit retry; an exception, decided by the
- * error handler; a crash, recovered by the reaper without the handler.
+ * The three sources of re-execution (docs/DESIGN.md, "Re-execution"), never conflated: an explicit retry; an exception,
+ * decided by the error handler; a crash, recovered by the reaper without the handler.
  */
 class ReExecutionTest {
 

@@ -22,7 +22,7 @@ import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Await and signals through a running engine (SPEC §5). */
+/** Await and signals through a running engine (docs/DESIGN.md, "Signals and wake-ups"). */
 class SignalsTest {
 
     record Payment(String reference, int cents) {
@@ -64,7 +64,7 @@ class SignalsTest {
                 + " WHERE instance_id = ? AND consumed_at IS NULL", Long.class, id)).isZero();
     }
 
-    /** Pitfall 2 through the engine: a step that re-awaits after seeing its signal parks; it does not spin. */
+    /** Pitfall P2 through the engine: a step that re-awaits after seeing its signal parks; it does not spin. */
     @Test
     void reAwaitingAfterSeeingTheSignalDoesNotSpin() {
         MachineDefinition machine = MachineDefinition.builder("stubborn", 1, Order.class)

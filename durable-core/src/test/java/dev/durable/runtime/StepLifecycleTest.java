@@ -19,7 +19,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Step timeouts, zombie steps (SPEC §6.5) and Errors treated as crashes (SPEC §4). */
+/**
+ * Step timeouts, zombie steps (docs/DESIGN.md, "Shutdown, degraded mode and zombies") and Errors treated as crashes
+ * (docs/DESIGN.md, "Outcomes").
+ */
 class StepLifecycleTest {
 
     record Job(int n) {

@@ -27,7 +27,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Uniqueness (SPEC §7): per-instance unique keys and scopes, single-statement batch inserts. */
+/** Uniqueness (docs/DESIGN.md, "Uniqueness"): per-instance unique keys and scopes, single-statement batch inserts. */
 class UniquenessTest {
 
     record Job(int n) {
@@ -141,7 +141,7 @@ class UniquenessTest {
         }
     }
 
-    /** Pitfall 8: columns travel as arrays, so a batch's size is not limited by the 65,535 bind parameters. */
+    /** Pitfall P8: columns travel as arrays, so a batch's size is not limited by the 65,535 bind parameters. */
     @Test
     void tenThousandInstancesStartInOneCall() {
         DurableClient client = engines.clientOnly(machine());
@@ -161,7 +161,7 @@ class UniquenessTest {
         assertThat(results.stream().map(StartResult::id).distinct().count()).isEqualTo(10_000);
     }
 
-    /** Pitfall 5: concurrent batches sharing keys in opposite orders must not deadlock. */
+    /** Pitfall P5: concurrent batches sharing keys in opposite orders must not deadlock. */
     @Test
     void concurrentBatchesSharingKeysInOppositeOrdersDoNotDeadlock() throws Exception {
         DurableClient client = engines.clientOnly(machine());

@@ -18,7 +18,10 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Versions and registration (SPEC §8): old and new versions side by side, rolling deploys, broken rows. */
+/**
+ * Versions and registration (docs/DESIGN.md, "Versions"): old and new versions side by side, rolling deploys, broken
+ * rows.
+ */
 class VersioningTest {
 
     record Cart(int items) {
@@ -48,7 +51,7 @@ class VersioningTest {
                 "\"v1 for 4\"");
     }
 
-    /** SPEC §12: a row of a version this node lacks is never picked by it (a node of an older deploy). */
+    /** A row of a version this node lacks is never picked by it, a node of an older deploy ("Versions"). */
     @Test
     void aNodeNeverPicksARowOfAVersionItLacks() {
         DurableClient newerDeploy = engines.clientOnly(version(1, "v1"), version(2, "v2"));

@@ -30,10 +30,11 @@ import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Faults as an operator sees them, over HTTP (SPEC §6.5, §6.6). The application's whole connection pool reaches
- * PostgreSQL through a {@link TcpProxy}: cutting it resets every open connection and refuses new ones, a real
- * outage as far as the driver can tell. And a step that ignores its interrupt past its timeout shows up as a zombie
- * in {@code /actuator/health} and in the {@code durable.zombies} gauge, holding its slot until it ends.
+ * Faults as an operator sees them, over HTTP (docs/DESIGN.md, "Shutdown, degraded mode and zombies"). The application's
+ * whole connection pool reaches PostgreSQL through a {@link TcpProxy}: cutting it resets every open connection and
+ * refuses new ones, a real outage as far as the driver can tell. And a step that ignores its interrupt past its timeout
+ * shows up as a zombie in {@code /actuator/health} and in the {@code durable.zombies} gauge, holding its slot until it
+ * ends.
  */
 @SpringBootTest(classes = FaultReportingTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
