@@ -30,6 +30,30 @@ import org.jspecify.annotations.Nullable;
  */
 public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Await, Outcome.Done, Outcome.Stop {
 
+    /** The kinds of outcome, one per record type; in listener events and as the {@code outcome} tag of metrics. */
+    enum Kind {
+        NEXT, RETRY, AWAIT, DONE, STOP;
+
+        /** The lower-case name, as in metrics tags. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** Which kind of outcome this is. */
+    default Kind kind() {
+        if (this instanceof Next) {
+            return Kind.NEXT;
+        }
+        if (this instanceof Retry) {
+            return Kind.RETRY;
+        }
+        if (this instanceof Await) {
+            return Kind.AWAIT;
+        }
+        return this instanceof Done ? Kind.DONE : Kind.STOP;
+    }
+
     /** Continue with {@code step} (attempt 0, runnable at once), storing {@code state}. */
     static Outcome next(String step, @Nullable Object state) {
         return new Next(step, state);

@@ -572,7 +572,7 @@ public final class Benchmark {
         var stats = engine.stats();
         return String.format(Locale.ROOT, "rows/pick=%.1f outcomes/commit=%.1f picks=%d commits=%d fenced=%d",
                 stats.picked() / (double) Math.max(1, stats.picks()),
-                stats.outcomesApplied() / (double) Math.max(1, stats.outcomeFlushes()), stats.picks(),
+                stats.outcomesCommitted() / (double) Math.max(1, stats.outcomeFlushes()), stats.picks(),
                 stats.outcomeFlushes(), stats.outcomesFenced());
     }
 
@@ -666,7 +666,7 @@ public final class Benchmark {
 
         @Override
         public void stepFinished(StepEvent event) {
-            if (event.write() == StepEvent.Write.APPLIED) {
+            if (event.fate() == StepEvent.Fate.COMMITTED) {
                 applied.incrementAndGet();
             }
         }

@@ -104,7 +104,7 @@ public final class ChaosNode {
     }
 
     static String describe(EngineStats stats) {
-        return "picked=" + stats.picked() + " applied=" + stats.outcomesApplied() + " fenced="
+        return "picked=" + stats.picked() + " applied=" + stats.outcomesCommitted() + " fenced="
                 + stats.outcomesFenced() + " abandoned=" + stats.outcomesAbandoned() + " discarded="
                 + stats.outcomesDiscarded() + " reaped=" + stats.reaped() + " released=" + stats.released()
                 + " leasesLost=" + stats.leasesLost() + " componentFailures=" + stats.componentFailures();
@@ -157,15 +157,10 @@ public final class ChaosNode {
 
         @Override
         public void stepFinished(StepEvent event) {
-            String kind = switch (event.write()) {
-                case APPLIED -> null;
-                case FENCED -> "fenced";
-                case ABANDONED -> "abandoned";
-                case DISCARDED -> "discarded";
-            };
-            if (kind != null) {
-                OUT.println("EVENT " + kind + " instance=" + event.instanceId() + " token=" + event.leaseToken()
-                        + " step=" + event.step() + " outcome=" + event.outcome().replace(' ', '_'));
+            if (event.fate() != StepEvent.Fate.COMMITTED) {
+                OUT.println("EVENT " + event.fate().label() + " instance=" + event.instanceId() + " token="
+                        + event.leaseToken() + " step=" + event.step() + " outcome="
+                        + (event.outcome() == null ? "none" : event.outcome().label()));
             }
         }
 

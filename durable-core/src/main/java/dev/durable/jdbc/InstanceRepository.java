@@ -3,6 +3,7 @@ package dev.durable.jdbc;
 import dev.durable.DurableInstance;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
+import dev.durable.Outcome;
 import dev.durable.QueueSummary;
 import dev.durable.StartResult;
 import dev.durable.json.JsonCodec;
@@ -793,20 +794,20 @@ public final class InstanceRepository {
      * @param afterAmbiguousCommit whether an earlier attempt at this very batch may have committed; writes that
      *                             match no row are then checked for having been applied by that attempt
      */
-    public AppliedOutcomes applyOutcomes(List<OutcomeWrite> writes, Duration lease, boolean afterAmbiguousCommit) {
-        Map<OutcomeWrite.Kind, List<OutcomeWrite>> byKind = new TreeMap<>();
-        for (OutcomeWrite write : writes) {
-            byKind.computeIfAbsent(write.kind(), kind -> new ArrayList<>()).add(write);
+    public AppliedOutcomes applyOutcomes(List<Transition> writes, Duration lease, boolean afterAmbiguousCommit) {
+        Map<Statement, List<Transition>> byKind = new TreeMap<>();
+        for (Transition write : writes) {
+            byKind.computeIfAbsent(Statement.of(write), kind -> new ArrayList<>()).add(write);
         }
-        boolean singleStatement = byKind.size() == 1 && !byKind.containsKey(OutcomeWrite.Kind.AWAIT)
-                && !byKind.containsKey(OutcomeWrite.Kind.DONE) && !byKind.containsKey(OutcomeWrite.Kind.FAIL);
+        boolean singleStatement = byKind.size() == 1 && !byKind.containsKey(Statement.AWAIT)
+                && !byKind.containsKey(Statement.TERMINAL);
         AppliedOutcomes result = singleStatement
                 ? applyByKind(byKind, lease)
                 : Objects.requireNonNull(ownTransaction.execute(status -> applyByKind(byKind, lease)));
         if (afterAmbiguousCommit && result.applied().size() < writes.size()) {
             List<Claim> unmatched = writes.stream()
                     .filter(write -> !result.applied().contains(write.id()))
-                    .map(OutcomeWrite::claim)
+                    .map(Transition::claim)
                     .toList();
             claimsMatching(alreadyWrittenSql, unmatched).forEach(claim -> result.applied().add(claim.id()));
         }
@@ -814,7 +815,7 @@ public final class InstanceRepository {
     }
 
     /** Writes a batch of outcomes with the default of no lease renewal needed (no {@code continue} in it). */
-    public AppliedOutcomes applyOutcomes(List<OutcomeWrite> writes, boolean afterAmbiguousCommit) {
+    public AppliedOutcomes applyOutcomes(List<Transition> writes, boolean afterAmbiguousCommit) {
         return applyOutcomes(writes, Duration.ZERO, afterAmbiguousCommit);
     }
 
@@ -827,14 +828,28 @@ public final class InstanceRepository {
     public record AppliedOutcomes(Set<Long> applied, Map<Long, ClaimedStep> continued) {
     }
 
-    private AppliedOutcomes applyByKind(Map<OutcomeWrite.Kind, List<OutcomeWrite>> byKind, Duration lease) {
+    /** The statement that writes a transition, in the order a batch runs them. */
+    private enum Statement {
+        NEXT, CONTINUE, RETRY, AWAIT, TERMINAL;
+
+        static Statement of(Transition transition) {
+            return switch (transition.kind()) {
+                case NEXT -> transition.keepsClaim() ? CONTINUE : NEXT;
+                case RETRY -> RETRY;
+                case AWAIT -> AWAIT;
+                case DONE, STOP -> TERMINAL;
+            };
+        }
+    }
+
+    private AppliedOutcomes applyByKind(Map<Statement, List<Transition>> byKind, Duration lease) {
         Set<Long> applied = new HashSet<>();
         Map<Long, ClaimedStep> continued = new HashMap<>();
-        List<OutcomeWrite> awaits = byKind.getOrDefault(OutcomeWrite.Kind.AWAIT, List.of());
+        List<Transition> awaits = byKind.getOrDefault(Statement.AWAIT, List.of());
         if (!awaits.isEmpty()) {
             hot().sql(lockForAwaitSql).param("id", ids(awaits)).query(Long.class).list();
         }
-        List<OutcomeWrite> terminal = new ArrayList<>();
+        List<Transition> terminal = new ArrayList<>();
         byKind.forEach((kind, batch) -> {
             switch (kind) {
                 case NEXT -> applied.addAll(applyNext(batch));
@@ -844,7 +859,7 @@ public final class InstanceRepository {
                 });
                 case RETRY -> applied.addAll(applyRetry(batch));
                 case AWAIT -> applied.addAll(applyAwait(batch));
-                case DONE, FAIL -> terminal.addAll(batch);
+                case TERMINAL -> terminal.addAll(batch);
             }
         });
         if (!terminal.isEmpty()) {
@@ -857,11 +872,11 @@ public final class InstanceRepository {
         return new AppliedOutcomes(applied, continued);
     }
 
-    private List<Long> applyNext(List<OutcomeWrite> batch) {
+    private List<Long> applyNext(List<Transition> batch) {
         return movingOn(applyNextSql, batch).query(Long.class).list();
     }
 
-    private List<ClaimedStep> applyContinue(List<OutcomeWrite> batch, Duration lease) {
+    private List<ClaimedStep> applyContinue(List<Transition> batch, Duration lease) {
         return movingOn(applyContinueSql, batch)
                 .param("leaseMs", lease.toMillis())
                 .query((rs, i) -> claimedStep(rs))
@@ -869,31 +884,31 @@ public final class InstanceRepository {
     }
 
     /** A next or a continue: the step to go on with, the state, and the awaited signals to consume. */
-    private JdbcClient.StatementSpec movingOn(String sql, List<OutcomeWrite> batch) {
+    private JdbcClient.StatementSpec movingOn(String sql, List<Transition> batch) {
         Object[] consumedSignal = batch.stream().flatMap(write -> write.awaitedIds().stream()).toArray();
         return hot().sql(sql)
                 .param("id", ids(batch))
                 .param("token", tokens(batch))
-                .param("step", column(batch, "text", OutcomeWrite::step))
-                .param("state", column(batch, "text", OutcomeWrite::stateJson))
+                .param("step", column(batch, "text", Transition::step))
+                .param("state", column(batch, "text", Transition::stateJson))
                 .param("consumedSignal", new SqlArrayValue("int8", consumedSignal));
     }
 
-    private List<Long> applyRetry(List<OutcomeWrite> batch) {
+    private List<Long> applyRetry(List<Transition> batch) {
         return hot().sql(applyRetrySql)
                 .param("id", ids(batch))
                 .param("token", tokens(batch))
-                .param("state", column(batch, "text", OutcomeWrite::stateJson))
-                .param("delayMs", column(batch, "int8", OutcomeWrite::delayMillis))
-                .param("error", column(batch, "text", OutcomeWrite::error))
+                .param("state", column(batch, "text", Transition::stateJson))
+                .param("delayMs", column(batch, "int8", Transition::delayMillis))
+                .param("error", column(batch, "text", Transition::error))
                 .query(Long.class)
                 .list();
     }
 
-    private List<Long> applyAwait(List<OutcomeWrite> batch) {
+    private List<Long> applyAwait(List<Transition> batch) {
         List<Object> seenInstance = new ArrayList<>();
         List<Object> seenSignal = new ArrayList<>();
-        for (OutcomeWrite write : batch) {
+        for (Transition write : batch) {
             for (Long signal : write.awaitedIds()) {
                 seenInstance.add(write.id());
                 seenSignal.add(signal);
@@ -902,22 +917,22 @@ public final class InstanceRepository {
         return hot().sql(applyAwaitSql)
                 .param("id", ids(batch))
                 .param("token", tokens(batch))
-                .param("awaits", column(batch, "text", OutcomeWrite::awaits))
-                .param("state", column(batch, "text", OutcomeWrite::stateJson))
+                .param("awaits", column(batch, "text", Transition::awaits))
+                .param("state", column(batch, "text", Transition::stateJson))
                 .param("seenInstance", new SqlArrayValue("int8", seenInstance.toArray()))
                 .param("seenSignal", new SqlArrayValue("int8", seenSignal.toArray()))
                 .query(Long.class)
                 .list();
     }
 
-    private List<Long> applyTerminal(List<OutcomeWrite> batch) {
+    private List<Long> applyTerminal(List<Transition> batch) {
         return hot().sql(applyTerminalSql)
                 .param("id", ids(batch))
                 .param("token", tokens(batch))
-                .param("status", column(batch, "text", write -> write.kind() == OutcomeWrite.Kind.DONE
+                .param("status", column(batch, "text", write -> write.kind() == Outcome.Kind.DONE
                         ? InstanceStatus.DONE.label() : InstanceStatus.FAILED.label()))
-                .param("result", column(batch, "text", OutcomeWrite::resultJson))
-                .param("error", column(batch, "text", OutcomeWrite::error))
+                .param("result", column(batch, "text", Transition::resultJson))
+                .param("error", column(batch, "text", Transition::error))
                 .query(Long.class)
                 .list();
     }
@@ -1086,16 +1101,16 @@ public final class InstanceRepository {
         return new Claim(rs.getLong("id"), rs.getLong("lease_token"));
     }
 
-    private static SqlArrayValue ids(List<OutcomeWrite> batch) {
-        return column(batch, "int8", OutcomeWrite::id);
+    private static SqlArrayValue ids(List<Transition> batch) {
+        return column(batch, "int8", Transition::id);
     }
 
-    private static SqlArrayValue tokens(List<OutcomeWrite> batch) {
+    private static SqlArrayValue tokens(List<Transition> batch) {
         return column(batch, "int8", write -> write.claim().token());
     }
 
-    private static SqlArrayValue column(List<OutcomeWrite> batch, String type,
-            Function<OutcomeWrite, @Nullable Object> value) {
+    private static SqlArrayValue column(List<Transition> batch, String type,
+            Function<Transition, @Nullable Object> value) {
         return new SqlArrayValue(type, batch.stream().map(value).toArray());
     }
 

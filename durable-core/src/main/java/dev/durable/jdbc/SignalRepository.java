@@ -69,7 +69,7 @@ public final class SignalRepository {
      *
      * @param payloadJson the payload as JSON text, or {@code null} for none
      */
-    public Delivery deliver(long instanceId, String name, @Nullable String payloadJson, @Nullable String dedupKey) {
+    public DeliveryReport deliver(long instanceId, String name, @Nullable String payloadJson, @Nullable String dedupKey) {
         return instances.hot().sql(deliverSql)
                 .param("instanceId", instanceId)
                 .param("name", name)
@@ -84,11 +84,11 @@ public final class SignalRepository {
                             : rs.getBoolean("stored")
                                     ? SignalResult.Delivery.DELIVERED
                                     : SignalResult.Delivery.DEDUPLICATED;
-                    return new Delivery(new SignalResult(instanceId, delivery, rs.getBoolean("woken")),
+                    return new DeliveryReport(new SignalResult(instanceId, delivery, rs.getBoolean("woken")),
                             rs.getString("queue"));
                 })
                 .optional()
-                .orElseGet(() -> new Delivery(
+                .orElseGet(() -> new DeliveryReport(
                         new SignalResult(instanceId, SignalResult.Delivery.REFUSED_UNKNOWN_INSTANCE, false), null));
     }
 
@@ -96,6 +96,6 @@ public final class SignalRepository {
      * A delivery's result and the queue of the addressed instance ({@code null} when there is none), so the
      * sender's node can wake its poller.
      */
-    public record Delivery(SignalResult result, @Nullable String queue) {
+    public record DeliveryReport(SignalResult result, @Nullable String queue) {
     }
 }

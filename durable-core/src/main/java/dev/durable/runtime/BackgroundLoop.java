@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A supervised background thread that runs one body over and over: the poller of a queue, the heartbeat, the
- * reaper, the outcome writer. A failing run never kills the thread: it is logged, counted, reported (a database
+ * reaper, the committer. A failing run never kills the thread: it is logged, counted, reported (a database
  * that cannot be reached degrades the node) and retried after an exponential backoff. The loop can be woken early,
  * and started again after a stop (each start runs a new thread with a stop flag of its own, so a thread that
  * outlived its stop's timeout ends after its current run instead of running on beside the new one).

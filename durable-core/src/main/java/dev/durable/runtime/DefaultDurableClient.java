@@ -134,7 +134,7 @@ final class DefaultDurableClient implements DurableClient {
         StoredValues.checkText(dedupKey, () -> "The dedup key of signal '" + name + "' to instance " + instanceId,
                 NOTHING_SENT);
         String payloadJson = payload == null ? null : values.value(payload, what, NOTHING_SENT);
-        SignalRepository.Delivery delivery = signals.deliver(instanceId, name, payloadJson, dedupKey);
+        SignalRepository.DeliveryReport delivery = signals.deliver(instanceId, name, payloadJson, dedupKey);
         String queue = delivery.queue();
         afterCommit(() -> {
             events.signalSent(delivery.result());

@@ -39,7 +39,7 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
  * The durable engine of one node: the client API plus the runtime that runs steps — a poller per queue, the step
- * executor, the outcome writer, the heartbeat and the reaper. Usable without Spring Boot:
+ * executor, the committer, the heartbeat and the reaper. Usable without Spring Boot:
  *
  * <pre>{@code
  * DurableEngine engine = DurableEngine.builder(dataSource, MachineRegistry.of(checkout))
@@ -69,11 +69,11 @@ public final class DurableEngine implements AutoCloseable {
     private final InstanceRepository instances;
     private final DurableClient client;
     private final InFlightSteps inFlight = new InFlightSteps();
-    private final Map<String, QueueWorker> queues = new LinkedHashMap<>();
+    private final Map<String, QueuePoller> queues = new LinkedHashMap<>();
     private final ScheduledExecutorService timer;
     private final Executor stepThreads;
     private final boolean ownsStepThreads;
-    private final OutcomeWriter writer;
+    private final Committer committer;
     private final StepExecutor executor;
     private final Heartbeat heartbeat;
     private final Reaper reaper;
@@ -102,11 +102,13 @@ public final class DurableEngine implements AutoCloseable {
         this.timer = timer;
         this.ownsStepThreads = builder.stepThreads == null;
         this.stepThreads = builder.stepThreads != null ? builder.stepThreads : stepThreads(settings.virtualThreads());
-        this.writer = new OutcomeWriter(instances, inFlight, lifecycle, events, settings);
+        // The committer learns how many steps run user code (their transitions will arrive soon) from the slots.
+        this.committer = new Committer(instances, () -> queues.values().stream()
+                .mapToInt(queue -> queue.slots().running()).sum(), lifecycle, events, settings);
         StepRunner runner = new StepRunner(machines, builder.codec, values, settings.stepTimeout());
-        this.executor = new StepExecutor(runner, writer, inFlight, events, stepThreads, timer, settings,
+        this.executor = new StepExecutor(runner, committer, inFlight, events, stepThreads, timer, settings,
                 () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow, instances::returnCrashed);
-        settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueueWorker(name, queueSettings,
+        settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueuePoller(name, queueSettings,
                 versionsOnQueue(machines, name), instances, executor, events, lifecycle, nodeId, settings)));
         this.heartbeat = new Heartbeat(instances, inFlight, executor, events, settings);
         this.reaper = new Reaper(instances, events, names -> names.forEach(this::wake), settings, nodeId,
@@ -152,12 +154,12 @@ public final class DurableEngine implements AutoCloseable {
         }
         log.info("Starting durable node {} on schema {}: queues {}, machines {}", nodeId, settings.schema(),
                 describeQueues(), machines.all().stream().map(MachineDefinition::describe).toList());
-        writer.start();
+        committer.start();
         registry.renew();
         reaper.nodeStarted();
         heartbeatLoop.start();
         reaperLoop.start();
-        queues.values().forEach(QueueWorker::start);
+        queues.values().forEach(QueuePoller::start);
         lifecycle.moveTo(NodeState.RUNNING);
     }
 
@@ -177,7 +179,7 @@ public final class DurableEngine implements AutoCloseable {
         if (!inFlight.awaitEmpty(settings.shutdownGracePeriod())) {
             releaseUnfinished();
         }
-        writer.stop(COMPONENT_STOP_TIMEOUT);
+        committer.stop(COMPONENT_STOP_TIMEOUT);
         heartbeatLoop.stop(COMPONENT_STOP_TIMEOUT);
         reaperLoop.stop(COMPONENT_STOP_TIMEOUT);
         registry.forget();
@@ -284,18 +286,18 @@ public final class DurableEngine implements AutoCloseable {
 
     /** Stops picking from {@code queue} on this node until {@link #resume(String)}; running steps go on. */
     public void pause(String queue) {
-        worker(queue).pause();
+        poller(queue).pause();
     }
 
     public void resume(String queue) {
-        worker(queue).resume();
+        poller(queue).resume();
     }
 
     /** Wakes the poller of {@code queue} on this node (no-op for a queue this node does not work). */
     public void wake(String queue) {
-        QueueWorker worker = queues.get(queue);
-        if (worker != null) {
-            worker.wake();
+        QueuePoller poller = queues.get(queue);
+        if (poller != null) {
+            poller.wake();
         }
     }
 
@@ -324,13 +326,13 @@ public final class DurableEngine implements AutoCloseable {
         heartbeat.beat();
     }
 
-    private QueueWorker worker(String queue) {
-        QueueWorker worker = queues.get(queue);
-        if (worker == null) {
+    private QueuePoller poller(String queue) {
+        QueuePoller poller = queues.get(queue);
+        if (poller == null) {
             throw new IllegalArgumentException("Queue '" + queue + "' is not configured on this node; queues: "
                     + queues.keySet());
         }
-        return worker;
+        return poller;
     }
 
     private String describeQueues() {

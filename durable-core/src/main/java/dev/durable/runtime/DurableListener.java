@@ -40,7 +40,7 @@ public interface DurableListener {
     default void stateChanged(NodeState from, NodeState to) {
     }
 
-    /** A background component (poller, heartbeat, reaper, outcome writer) failed and will be retried. */
+    /** A background component (poller, heartbeat, reaper, committer) failed and will be retried. */
     default void componentFailed(String component, Throwable error) {
     }
 }

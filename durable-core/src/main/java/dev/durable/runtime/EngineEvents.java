@@ -29,8 +29,8 @@ final class EngineEvents {
 
     void stepFinished(StepEvent event) {
         stats.stepsFinished.increment();
-        switch (event.write()) {
-            case APPLIED -> stats.outcomesApplied.increment();
+        switch (event.fate()) {
+            case COMMITTED -> stats.outcomesCommitted.increment();
             case FENCED -> stats.outcomesFenced.increment();
             case ABANDONED -> stats.outcomesAbandoned.increment();
             case DISCARDED -> stats.outcomesDiscarded.increment();

@@ -14,7 +14,7 @@ public final class EngineStats {
     final LongAdder picks = new LongAdder();
     final LongAdder outcomeFlushes = new LongAdder();
     final LongAdder stepsFinished = new LongAdder();
-    final LongAdder outcomesApplied = new LongAdder();
+    final LongAdder outcomesCommitted = new LongAdder();
     final LongAdder outcomesFenced = new LongAdder();
     final LongAdder outcomesAbandoned = new LongAdder();
     final LongAdder outcomesDiscarded = new LongAdder();
@@ -39,7 +39,7 @@ public final class EngineStats {
     }
 
     /**
-     * Transactions (or single statements) that wrote outcomes; {@code outcomesApplied() / outcomeFlushes()} is
+     * Transactions (or single statements) that wrote outcomes; {@code outcomesCommitted() / outcomeFlushes()} is
      * roughly how many outcomes share a commit.
      */
     public long outcomeFlushes() {
@@ -51,8 +51,8 @@ public final class EngineStats {
         return stepsFinished.sum();
     }
 
-    public long outcomesApplied() {
-        return outcomesApplied.sum();
+    public long outcomesCommitted() {
+        return outcomesCommitted.sum();
     }
 
     /** Outcomes not written because the claim's lease was lost: the fence at work. */

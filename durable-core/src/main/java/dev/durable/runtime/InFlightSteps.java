@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -14,40 +13,19 @@ import org.jspecify.annotations.Nullable;
 /**
  * The steps this node is running, by claim: what the heartbeat extends and what shutdown waits for. Keyed by claim,
  * not by instance id, because a node can run two claims of one instance at once: a step whose lease was lost (the
- * row was reaped) may still run when the same node picks the row again. It also counts how many are in user code,
- * which is what the outcome writer looks at to batch outcomes that are about to arrive.
+ * row was reaped) may still run when the same node picks the row again.
  */
 final class InFlightSteps {
 
     private final Map<Claim, RunningStep> steps = new ConcurrentHashMap<>();
-    private final AtomicInteger inUserCode = new AtomicInteger();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
 
     void add(RunningStep step) {
-        inUserCode.incrementAndGet();
         steps.put(step.claim(), step);
     }
 
-    /** The step left user code and hands its outcome to the writer. */
-    void startedWriting() {
-        inUserCode.decrementAndGet();
-    }
-
-    /** The step's outcome was written and it goes on with the next step on the same claim. */
-    void continuedInline() {
-        inUserCode.incrementAndGet();
-    }
-
-    /** Steps running user code now (their outcomes will reach the writer soon). */
-    int inUserCode() {
-        return inUserCode.get();
-    }
-
-    void remove(RunningStep step, boolean wasWriting) {
-        if (!wasWriting) {
-            inUserCode.decrementAndGet();
-        }
+    void remove(RunningStep step) {
         steps.remove(step.claim(), step);
         if (steps.isEmpty()) {
             // Only the shutdown waits, and only for none to be left: no lock and signal for every step.
@@ -68,11 +46,11 @@ final class InFlightSteps {
         return List.copyOf(steps.values());
     }
 
-    /** The claims whose leases this node must keep alive: steps running or writing their outcome. */
+    /** The claims whose leases this node must keep alive: steps running or committing their outcome. */
     List<Claim> heldClaims() {
         return steps.values().stream()
                 .filter(step -> step.phase() == RunningStep.Phase.RUNNING
-                        || step.phase() == RunningStep.Phase.WRITING)
+                        || step.phase() == RunningStep.Phase.COMMITTING)
                 .map(RunningStep::claim)
                 .toList();
     }

@@ -6,16 +6,19 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One step this node is running: its claim, its thread, and where it is in its short life
- * ({@code RUNNING -> WRITING -> ENDED}, or {@code RUNNING -> RELEASED} when a stopping node hands the row back).
+ * One step this node is running: its claim, its queue slot, its thread, and where it is in its short life
+ * ({@code RUNNING -> COMMITTING -> ENDED}, {@code COMMITTING -> RUNNING} for the next step of an inline chain, or
+ * {@code RUNNING -> RELEASED -> ENDED} when a stopping node hands the row back). Its phase moves its slot along:
+ * committing, running again, and released when the step ends ({@link #end()}, whoever calls it; only the first
+ * call counts).
  */
 final class RunningStep {
 
     enum Phase {
         /** User code runs (or is about to). */
         RUNNING,
-        /** The outcome is being written; the step can no longer be released or interrupted. */
-        WRITING,
+        /** The outcome is with the committer; the step can no longer be released or interrupted. */
+        COMMITTING,
         /** The node released the row at shutdown; whatever the step returns is discarded. */
         RELEASED,
         /** Done with. */
@@ -26,16 +29,16 @@ final class RunningStep {
     enum InterruptReason { TIMEOUT, LEASE_LOST, SHUTDOWN }
 
     private volatile ClaimedStep claimed;
-    private final QueueWorker queue;
+    private final QueueSlots.Slot slot;
     private volatile long startedNanos = System.nanoTime();
     private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.RUNNING);
     private final AtomicReference<@Nullable InterruptReason> interruptReason = new AtomicReference<>();
     private volatile @Nullable Thread thread;
     private volatile boolean zombie;
 
-    RunningStep(ClaimedStep claimed, QueueWorker queue) {
+    RunningStep(ClaimedStep claimed, QueueSlots.Slot slot) {
         this.claimed = claimed;
-        this.queue = queue;
+        this.slot = slot;
     }
 
     ClaimedStep claimed() {
@@ -48,10 +51,6 @@ final class RunningStep {
 
     long id() {
         return claimed.id();
-    }
-
-    QueueWorker queue() {
-        return queue;
     }
 
     long startedNanos() {
@@ -75,15 +74,16 @@ final class RunningStep {
     }
 
     /**
-     * RUNNING -> WRITING, detaching the thread; false if the row was released meanwhile (its outcome must then be
+     * RUNNING -> COMMITTING, detaching the thread; false if the row was released meanwhile (its outcome must then be
      * discarded). After this no interrupt reaches the thread: it may clear one that came before.
      */
-    synchronized boolean beginWriting() {
-        boolean writing = phase.compareAndSet(Phase.RUNNING, Phase.WRITING);
-        if (writing) {
+    synchronized boolean beginCommitting() {
+        boolean committing = phase.compareAndSet(Phase.RUNNING, Phase.COMMITTING);
+        if (committing) {
             thread = null;
+            slot.committing();
         }
-        return writing;
+        return committing;
     }
 
     /** RUNNING -> RELEASED; false if the step already writes its outcome. */
@@ -91,14 +91,18 @@ final class RunningStep {
         return phase.compareAndSet(Phase.RUNNING, Phase.RELEASED);
     }
 
-    /** Over; after this no interrupt reaches the thread. */
-    synchronized void end() {
-        phase.set(Phase.ENDED);
-        thread = null;
+    /** Over: no interrupt reaches the thread after this, and the slot is free again. Idempotent. */
+    void end() {
+        synchronized (this) {
+            phase.set(Phase.ENDED);
+            thread = null;
+        }
+        slot.release();
     }
 
     /**
-     * WRITING -> RUNNING with the next step of an inline chain, on the same claim (same id and lease token).
+     * COMMITTING -> RUNNING with the next step of an inline chain, on the same claim (same id and lease token) and
+     * in the same slot.
      */
     synchronized void continueWith(ClaimedStep next) {
         if (next.id() != claimed.id() || next.leaseToken() != claimed.leaseToken()) {
@@ -110,6 +114,7 @@ final class RunningStep {
         interruptReason.set(null);
         thread = null; // the next step runs on a thread of its own, attached when it starts
         phase.set(Phase.RUNNING);
+        slot.continued();
     }
 
     /**

@@ -1,8 +1,9 @@
 package dev.durable.runtime;
 
+import dev.durable.Outcome;
 import dev.durable.jdbc.Claim;
 import dev.durable.jdbc.ClaimedStep;
-import dev.durable.jdbc.OutcomeWrite;
+import dev.durable.jdbc.Transition;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -18,8 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs claimed steps, one straight line each: a step thread runs the user's code ({@link StepRunner}) and hands the
- * outcome to the {@link OutcomeWriter}, and is done; once the outcome is committed (or fenced off) the writer calls
- * back, and the step ends: its slot frees (the writer frees a whole flush's slots at once).
+ * transition to the {@link Committer}, and is done; once it is committed (or fenced off) the committer calls
+ * back, and the step ends ({@link RunningStep#end()}), which frees its slot. Every way a step can end (committed,
+ * fenced, abandoned, discarded at shutdown, died of an Error, never started) goes through {@link #end}.
  *
  * <p>With inline execution on, a {@code next} keeps the claim: once its commit is confirmed, the next step starts
  * at once on the same claim, up to {@link #MAX_INLINE_STEPS} steps in a row, saving a pick per step. The guarantee
@@ -38,7 +40,7 @@ final class StepExecutor {
     private static final Logger log = LoggerFactory.getLogger(StepExecutor.class);
 
     private final StepRunner runner;
-    private final OutcomeWriter writer;
+    private final Committer committer;
     private final InFlightSteps inFlight;
     private final EngineEvents events;
     private final Executor threads;
@@ -49,11 +51,11 @@ final class StepExecutor {
     private final Consumer<Claim> release;
     private final BiPredicate<Claim, String> returnCrashed;
 
-    StepExecutor(StepRunner runner, OutcomeWriter writer, InFlightSteps inFlight, EngineEvents events,
+    StepExecutor(StepRunner runner, Committer committer, InFlightSteps inFlight, EngineEvents events,
             Executor threads, ScheduledExecutorService timer, EngineSettings settings, BooleanSupplier draining,
             Consumer<Claim> release, BiPredicate<Claim, String> returnCrashed) {
         this.runner = runner;
-        this.writer = writer;
+        this.committer = committer;
         this.inFlight = inFlight;
         this.events = events;
         this.threads = threads;
@@ -65,9 +67,9 @@ final class StepExecutor {
         this.returnCrashed = returnCrashed;
     }
 
-    /** Starts the claimed step on a step thread; the queue's slot for it is already taken. */
-    void execute(ClaimedStep claimed, QueueWorker queue) {
-        RunningStep running = new RunningStep(claimed, queue);
+    /** Starts the claimed step on a step thread, in the slot the poller took for it. */
+    void execute(ClaimedStep claimed, QueueSlots.Slot slot) {
+        RunningStep running = new RunningStep(claimed, slot);
         inFlight.add(running);
         start(running, 0);
     }
@@ -89,11 +91,11 @@ final class StepExecutor {
             // The node is stopping: hand the row back (a fresh claim; an inline one is ours alone to release).
             log.warn("Could not start {}: {}", running, e.toString());
             release.accept(running.claim());
-            end(running, false, false);
+            end(running);
         }
     }
 
-    /** On a step thread: runs the current step and hands its outcome to the writer. */
+    /** On a step thread: runs the current step and hands its transition to the committer. */
     private void runStep(RunningStep running, int inlineSteps) {
         running.attach(Thread.currentThread());
         ScheduledFuture<?> timeout = scheduleTimeout(running);
@@ -108,27 +110,25 @@ final class StepExecutor {
             cancel(timeout);
             Thread.interrupted(); // an interrupt that came with the Error must not fail the hand-back
             returnCrashed(running, error);
-            finished(running, null, OutcomeWriter.Written.DISCARDED);
-            end(running, false, false);
+            finished(running, null, Committer.Result.DISCARDED);
+            end(running);
             Thread.interrupted(); // detached: a late interrupt must not leak into what this thread does next
             return;
         }
         cancel(timeout);
-        if (!running.beginWriting()) {
+        if (!running.beginCommitting()) {
             // Released at shutdown: the row is runnable again, the outcome is discarded.
-            finished(running, decision, OutcomeWriter.Written.DISCARDED);
-            end(running, false, false);
+            finished(running, decision, Committer.Result.DISCARDED);
+            end(running);
             Thread.interrupted();
             return;
         }
-        Thread.interrupted(); // detached by beginWriting: no interrupt comes after this one is cleared
-        inFlight.startedWriting();
-        running.queue().writingStarted();
-        OutcomeWrite write = decision.write();
-        boolean keepClaim = inline && inlineSteps < MAX_INLINE_STEPS && write.kind() == OutcomeWrite.Kind.NEXT
+        Thread.interrupted(); // detached by beginCommitting: no interrupt comes after this one is cleared
+        Transition transition = decision.transition();
+        boolean keepClaim = inline && inlineSteps < MAX_INLINE_STEPS && transition.kind() == Outcome.Kind.NEXT
                 && !running.isZombie() && !draining.getAsBoolean();
-        writer.submit(keepClaim ? write.keepingClaim() : write, running.queue(),
-                written -> written(running, decision, inlineSteps, written));
+        committer.submit(keepClaim ? transition.keepingClaim() : transition,
+                result -> committed(running, decision, inlineSteps, result));
     }
 
     private void returnCrashed(RunningStep running, Error error) {
@@ -147,37 +147,35 @@ final class StepExecutor {
         }
     }
 
-    /** On the writer's thread: the outcome of the current step was committed, fenced off, abandoned or discarded. */
-    private void written(RunningStep running, StepRunner.Decision decision, int inlineSteps,
-            OutcomeWriter.Written written) {
-        finished(running, decision, written);
-        ClaimedStep next = written.continued();
+    /** On the committer's thread: the current step's transition was committed, fenced off, abandoned or discarded. */
+    private void committed(RunningStep running, StepRunner.Decision decision, int inlineSteps,
+            Committer.Result result) {
+        finished(running, decision, result);
+        ClaimedStep next = result.continued();
         if (next == null) {
-            end(running, true, written.slotReleased());
+            end(running);
             return;
         }
         if (draining.getAsBoolean()) {
             // The node is stopping: hand the row back instead of starting another step on it.
             release.accept(next.claim());
-            end(running, true, false);
+            end(running);
             return;
         }
-        running.continueWith(next);
-        inFlight.continuedInline();
-        running.queue().continuedInline();
+        running.continueWith(next); // same claim, same slot: running again
         start(running, inlineSteps + 1);
     }
 
     private void finished(RunningStep running, StepRunner.@Nullable Decision decision,
-            OutcomeWriter.Written written) {
+            Committer.Result result) {
         ClaimedStep claimed = running.claimed();
-        if (decision != null && decision.write().kind() == OutcomeWrite.Kind.FAIL
-                && written.write() == StepEvent.Write.APPLIED) {
+        if (decision != null && decision.transition().kind() == Outcome.Kind.STOP
+                && result.fate() == StepEvent.Fate.COMMITTED) {
             reportFailure(claimed, decision);
         }
         events.stepFinished(new StepEvent(claimed.id(), claimed.machine(), claimed.version(), claimed.step(),
-                claimed.queue(), claimed.leaseToken(), decision == null ? "crashed" : decision.outcome(),
-                written.write(), Duration.ofNanos(System.nanoTime() - running.startedNanos()),
+                claimed.queue(), claimed.leaseToken(), decision == null ? null : decision.outcome(), result.fate(),
+                Duration.ofNanos(System.nanoTime() - running.startedNanos()),
                 decision == null ? null : decision.error()));
     }
 
@@ -187,7 +185,7 @@ final class StepExecutor {
      * data.
      */
     private static void reportFailure(ClaimedStep claimed, StepRunner.Decision decision) {
-        String reason = decision.write().error();
+        String reason = decision.transition().error();
         if (decision.error() == null) {
             log.warn("Instance {} ({} v{}) failed at step '{}', attempt {}: {}", claimed.id(), claimed.machine(),
                     claimed.version(), claimed.step(), claimed.attempt(), reason);
@@ -197,15 +195,12 @@ final class StepExecutor {
         }
     }
 
-    /** The step's work on its claim is over: it leaves the in-flight set and, unless the writer did, frees its slot. */
-    private void end(RunningStep running, boolean wasWriting, boolean slotReleased) {
+    /** The step's work on its claim is over: it ends, which frees its slot, and leaves the in-flight set. */
+    private void end(RunningStep running) {
         running.end();
-        inFlight.remove(running, wasWriting);
+        inFlight.remove(running);
         if (running.isZombie()) {
             log.warn("Zombie {} has ended", running);
-        }
-        if (!slotReleased) {
-            running.queue().slotFreed(wasWriting);
         }
     }
 

@@ -7,7 +7,7 @@ import dev.durable.StepContext;
 import dev.durable.UnstorableValueException;
 import dev.durable.jdbc.Claim;
 import dev.durable.jdbc.ClaimedStep;
-import dev.durable.jdbc.OutcomeWrite;
+import dev.durable.jdbc.Transition;
 import dev.durable.jdbc.SignalRow;
 import dev.durable.json.JsonCodec;
 import dev.durable.json.JsonCodecException;
@@ -24,7 +24,7 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * Runs the user's code for one claimed step and turns what it decided into a validated, serialized
- * {@link OutcomeWrite}. No database access happens here.
+ * {@link Transition}. No database access happens here.
  *
  * <p>The error path (docs/DESIGN.md, "Outcomes"): whatever keeps a step from producing a usable outcome (it throws, it
  * times out, it returns {@code null} or an invalid outcome, its step is unknown, its state unreadable) goes to the
@@ -34,8 +34,8 @@ import org.springframework.dao.DataAccessException;
  */
 final class StepRunner {
 
-    /** What a step decided, ready to write. */
-    record Decision(OutcomeWrite write, String outcome, @Nullable Throwable error) {
+    /** What a step decided, ready to commit. */
+    record Decision(Transition transition, Outcome.Kind outcome, @Nullable Throwable error) {
     }
 
     private static final int MAX_ERROR_LENGTH = 4000;
@@ -117,14 +117,14 @@ final class StepRunner {
         Thread.interrupted();
         ErrorHandler<Object> handler = machine.errorHandler();
         if (handler == null) {
-            return new Decision(OutcomeWrite.fail(claimed.claim(), describe(failure)), "failed", failure);
+            return new Decision(Transition.stop(claimed.claim(), describe(failure)), Outcome.Kind.STOP, failure);
         }
         try {
             Outcome outcome = handler.onError(failure, state, context);
             return encode(claimed, machine, outcome, stateReadable, failure);
         } catch (Exception handlerError) {
             String reason = describe(failure) + "; then the error handler failed: " + describe(handlerError);
-            return new Decision(OutcomeWrite.fail(claimed.claim(), reason), "failed", failure);
+            return new Decision(Transition.stop(claimed.claim(), reason), Outcome.Kind.STOP, failure);
         }
     }
 
@@ -148,16 +148,17 @@ final class StepRunner {
                         + machine.steps().keySet() + ")");
             }
             String state = stateJson(claimed, machine, next.state(), stateReadable);
-            return new Decision(OutcomeWrite.next(claim, next.step(), state, awaited), "next", failure);
+            return new Decision(Transition.next(claim, next.step(), state, awaited), Outcome.Kind.NEXT, failure);
         }
         if (outcome instanceof Outcome.Retry retry) {
             String state = stateJson(claimed, machine, retry.state(), stateReadable);
             String error = failure == null ? null : describe(failure);
-            return new Decision(OutcomeWrite.retry(claim, state, retry.delay().toMillis(), error), "retry", failure);
+            return new Decision(Transition.retry(claim, state, retry.delay().toMillis(), error), Outcome.Kind.RETRY,
+                    failure);
         }
         if (outcome instanceof Outcome.Await await) {
             String state = stateJson(claimed, machine, await.state(), stateReadable);
-            return new Decision(OutcomeWrite.await(claim, await.signal(), state, awaited), "await", failure);
+            return new Decision(Transition.await(claim, await.signal(), state, awaited), Outcome.Kind.AWAIT, failure);
         }
         if (outcome instanceof Outcome.Done done) {
             String result;
@@ -167,10 +168,10 @@ final class StepRunner {
             } catch (UnstorableValueException e) {
                 throw new StepFailureException.InvalidOutcome(e.getMessage(), e);
             }
-            return new Decision(OutcomeWrite.done(claim, result), "done", failure);
+            return new Decision(Transition.done(claim, result), Outcome.Kind.DONE, failure);
         }
         Outcome.Stop stop = (Outcome.Stop) outcome;
-        return new Decision(OutcomeWrite.fail(claim, clean(stop.reason())), "failed", failure);
+        return new Decision(Transition.stop(claim, clean(stop.reason())), Outcome.Kind.STOP, failure);
     }
 
     /** The state's JSON, or null to keep the stored JSON (a null state when the stored one was unreadable). */

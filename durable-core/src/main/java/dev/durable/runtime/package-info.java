@@ -1,7 +1,7 @@
 /**
  * The runtime of one node: {@link dev.durable.runtime.DurableEngine} and its settings. Inside, one step's path is
- * a straight line: a {@code QueueWorker} claims rows -> the {@code StepExecutor} runs the step ({@code StepRunner})
- * -> the {@code OutcomeWriter} commits the outcome, fenced -> the queue's slot is free again. The
+ * a straight line: a {@code QueuePoller} claims rows -> the {@code StepExecutor} runs the step ({@code StepRunner})
+ * -> the {@code Committer} commits the outcome, fenced -> the queue's slot is free again. The
  * {@code Heartbeat} keeps claims alive, the {@code Reaper} returns crashed ones; each runs in a supervised
  * {@code BackgroundLoop}.
  */

@@ -63,7 +63,7 @@ class NoLostWakeUpTest {
                     () -> signals.deliver(claimed.id(), "paid", "{\"amount\": 5}", null).result(), threads);
             awaitLockWait("/* durable: deliver signal */");
             CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> instances.applyOutcomes(
-                    List.of(OutcomeWrite.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
+                    List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
             awaitLockWait("/* durable: await");
 
             blocker.commit();
@@ -79,7 +79,7 @@ class NoLostWakeUpTest {
     void parkQueuedBeforeTheDelivery_theDeliveryFindsItParkedAndWakesIt() throws Exception {
         try (Connection blocker = lockRow(claimed.id())) {
             CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> instances.applyOutcomes(
-                    List.of(OutcomeWrite.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
+                    List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
             awaitLockWait("/* durable: await");
             CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
                     () -> signals.deliver(claimed.id(), "paid", "{\"amount\": 5}", null).result(), threads);
@@ -101,7 +101,7 @@ class NoLostWakeUpTest {
         // The step saw the signal as awaited (its id is handed back) and decides to wait for another one.
         long seen = (Long) TestDatabase.signals(claimed.id()).get(0).get("id");
         Set<Long> applied = instances.applyOutcomes(
-                List.of(OutcomeWrite.await(claimed.claim(), "paid", "{}", List.of(seen))), false).applied();
+                List.of(Transition.await(claimed.claim(), "paid", "{}", List.of(seen))), false).applied();
 
         assertThat(applied).containsExactly(claimed.id());
         assertThat(TestDatabase.row(claimed.id())).containsEntry("status", "awaiting_signal");
@@ -111,7 +111,7 @@ class NoLostWakeUpTest {
     @Test
     void aSignalThatArrivedBeforeTheAwaitWakesTheInstanceAtOnce() {
         signals.deliver(claimed.id(), "paid", "{}", null);
-        instances.applyOutcomes(List.of(OutcomeWrite.await(claimed.claim(), "paid", "{}", List.of())), false);
+        instances.applyOutcomes(List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false);
 
         assertThat(TestDatabase.row(claimed.id())).containsEntry("status", "runnable").containsEntry("awaits", "paid");
     }

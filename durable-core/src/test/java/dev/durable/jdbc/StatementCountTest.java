@@ -70,7 +70,7 @@ class StatementCountTest {
         counting.reset();
 
         var applied = instances.applyOutcomes(claimed.stream()
-                .map(step -> OutcomeWrite.next(step.claim(), "t", "{}", List.of())).toList(), false).applied();
+                .map(step -> Transition.next(step.claim(), "t", "{}", List.of())).toList(), false).applied();
 
         assertThat(applied).hasSize(50);
         assertThat(counting.statements()).hasSize(1);
@@ -84,7 +84,7 @@ class StatementCountTest {
         counting.reset();
 
         var result = instances.applyOutcomes(claimed.stream()
-                .map(step -> OutcomeWrite.next(step.claim(), "t", "{}", List.of()).keepingClaim()).toList(),
+                .map(step -> Transition.next(step.claim(), "t", "{}", List.of()).keepingClaim()).toList(),
                 Duration.ofMinutes(1), false);
 
         assertThat(result.applied()).hasSize(50);
@@ -100,7 +100,7 @@ class StatementCountTest {
         counting.reset();
 
         var applied = instances.applyOutcomes(claimed.stream()
-                .map(step -> OutcomeWrite.done(step.claim(), "1")).toList(), false).applied();
+                .map(step -> Transition.done(step.claim(), "1")).toList(), false).applied();
 
         assertThat(applied).hasSize(50);
         assertThat(counting.statements()).hasSize(2);

@@ -88,7 +88,7 @@ class DegradedModeTest {
                 ids.add(client.start("degraded", new Item(n)).id());
             }
             gate.countDown(); // the four running steps finish; their outcomes cannot be written yet
-            await().atMost(Duration.ofSeconds(10)).until(() -> recorder.failures(OutcomeWriter.NAME) >= 2);
+            await().atMost(Duration.ofSeconds(10)).until(() -> recorder.failures(Committer.NAME) >= 2);
             for (long id : ids.subList(0, 4)) {
                 assertThat(TestDatabase.row(id)).containsEntry("status", "executing").containsEntry("result", null);
             }
@@ -110,7 +110,7 @@ class DegradedModeTest {
                 assertThat((String) row.get("result")).endsWith("by claim " + execution.token() + "\"");
             });
             EngineStats stats = engine.stats();
-            assertThat(stats.outcomesApplied()).isEqualTo(8);
+            assertThat(stats.outcomesCommitted()).isEqualTo(8);
             assertThat(stats.outcomesAbandoned()).isZero();
             assertThat(stats.outcomesFenced()).isZero();
             assertThat(stats.reaped()).isZero();

@@ -109,7 +109,7 @@ class FencingTest {
         }
         assertThat(afterStale.get("result")).isEqualTo("\"fresh\"");
         assertThat(afterStale.get("attempt")).isEqualTo(1);
-        assertThat(stale.stats().outcomesApplied()).isZero();
+        assertThat(stale.stats().outcomesCommitted()).isZero();
     }
 
     /** The token is per claim, so a node that re-picks its own reaped row fences its older claim (pitfall P3). */
@@ -126,7 +126,7 @@ class FencingTest {
         assertThat(node.reapNow()).isEqualTo(1);
         // The same node (same node id, same lease_owner) claims the row again and finishes it.
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
-        assertThat(node.stats().outcomesApplied()).isEqualTo(1);
+        assertThat(node.stats().outcomesCommitted()).isEqualTo(1);
 
         releaseStaleStep.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> node.stats().outcomesFenced() == 1);
@@ -179,7 +179,7 @@ class FencingTest {
         releaseFresh.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
         assertThat(TestDatabase.row(id)).containsEntry("result", "\"fresh\"");
-        assertThat(node.stats().outcomesApplied()).isEqualTo(1);
+        assertThat(node.stats().outcomesCommitted()).isEqualTo(1);
         await().atMost(Duration.ofSeconds(10)).until(() -> node.inFlight() == 0);
     }
 
@@ -254,14 +254,14 @@ class FencingTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> !freshEvents.isEmpty());
             assertThat(freshEvents).singleElement().satisfies(event -> {
                 assertThat(event.leaseToken()).isEqualTo(freshToken);
-                assertThat(event.write()).isEqualTo(StepEvent.Write.APPLIED);
+                assertThat(event.fate()).isEqualTo(StepEvent.Fate.COMMITTED);
             });
 
             releaseStaleStep.countDown();
             await().atMost(Duration.ofSeconds(10)).until(() -> !staleEvents.isEmpty());
             assertThat(staleEvents).singleElement().satisfies(event -> {
                 assertThat(event.leaseToken()).isEqualTo(staleToken);
-                assertThat(event.write()).isEqualTo(StepEvent.Write.FENCED);
+                assertThat(event.fate()).isEqualTo(StepEvent.Fate.FENCED);
             });
         }
     }

@@ -61,7 +61,7 @@ class GracefulShutdownTest {
                 .containsEntry("lease_expires_at", null);
         assertThat(engine.stats().released()).isEqualTo(1);
         assertThat(engine.stats().outcomesDiscarded()).isEqualTo(1);
-        assertThat(engine.stats().outcomesApplied()).isEqualTo(1);
+        assertThat(engine.stats().outcomesCommitted()).isEqualTo(1);
     }
 
     @Test

@@ -55,7 +55,7 @@ class HeartbeatTest {
         assertThat(attempts).containsExactly(0);
         assertThat(TestDatabase.row(id)).containsEntry("attempt", 0);
         assertThat(engine.stats().reaped()).isZero();
-        assertThat(engine.stats().outcomesApplied()).isEqualTo(1);
+        assertThat(engine.stats().outcomesCommitted()).isEqualTo(1);
     }
 
     /**

@@ -54,7 +54,7 @@ class InlineExecutionTest {
 
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
         assertThat(engine.stats().picked()).isEqualTo(1);
-        assertThat(engine.stats().outcomesApplied()).isEqualTo(10);
+        assertThat(engine.stats().outcomesCommitted()).isEqualTo(10);
         for (int i = 0; i < 10; i++) {
             assertThat(seenInDatabase.get(i)).isEqualTo("s" + i + "={\"n\": " + i + "}@executing");
         }
@@ -105,7 +105,7 @@ class InlineExecutionTest {
         long id = engine.client().start("loop", new Count(0)).id();
 
         await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("done"));
-        assertThat(engine.stats().outcomesApplied()).isEqualTo(250);
+        assertThat(engine.stats().outcomesCommitted()).isEqualTo(250);
         assertThat(engine.stats().picked()).isEqualTo(3); // steps 0-100, 101-201, 202-249
     }
 
@@ -165,6 +165,6 @@ class InlineExecutionTest {
         assertThat(ran).containsExactly("a");
         assertThat(TestDatabase.row(id)).containsEntry("status", "runnable").containsEntry("step", "b")
                 .containsEntry("lease_owner", null).containsEntry("attempt", 0);
-        assertThat(engine.stats().outcomesApplied()).isEqualTo(1);
+        assertThat(engine.stats().outcomesCommitted()).isEqualTo(1);
     }
 }

@@ -34,7 +34,7 @@ class RunningStepTest {
 
     @Test
     void anInterruptBeforeTheThreadIsAttachedIsDeliveredWhenItIs() {
-        RunningStep step = new RunningStep(FIRST, null);
+        RunningStep step = new RunningStep(FIRST, slot());
 
         assertThat(step.interrupt(RunningStep.InterruptReason.LEASE_LOST)).isTrue();
         step.attach(Thread.currentThread());
@@ -45,9 +45,9 @@ class RunningStepTest {
     @Test
     void anInterruptForTheNextStepOfAnInlineChainDoesNotReachThePreviousStepsThread() {
         earlierStepThread.start();
-        RunningStep step = new RunningStep(FIRST, null);
+        RunningStep step = new RunningStep(FIRST, slot());
         step.attach(earlierStepThread);
-        assertThat(step.beginWriting()).isTrue();
+        assertThat(step.beginCommitting()).isTrue();
         step.continueWith(claimed("second"));
 
         assertThat(step.interrupt(RunningStep.InterruptReason.TIMEOUT)).isTrue();
@@ -60,10 +60,10 @@ class RunningStepTest {
 
     @Test
     void noInterruptReachesTheThreadOnceTheStepWritesItsOutcomeOrHasEnded() {
-        RunningStep writing = new RunningStep(FIRST, null);
+        RunningStep writing = new RunningStep(FIRST, slot());
         writing.attach(Thread.currentThread());
-        assertThat(writing.beginWriting()).isTrue();
-        RunningStep released = new RunningStep(claimed("released"), null);
+        assertThat(writing.beginCommitting()).isTrue();
+        RunningStep released = new RunningStep(claimed("released"), slot());
         released.attach(Thread.currentThread());
         assertThat(released.release()).isTrue();
         released.end();
@@ -72,6 +72,10 @@ class RunningStepTest {
         assertThat(released.interrupt(RunningStep.InterruptReason.SHUTDOWN)).isFalse();
 
         assertThat(Thread.interrupted()).isFalse();
+    }
+
+    private static QueueSlots.Slot slot() {
+        return new QueueSlots(4, 4, () -> { }).take();
     }
 
     private static ClaimedStep claimed(String step) {

@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -36,15 +35,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The engine's meters. Tags are low-cardinality: machine, step, outcome, queue, status; never an instance id.
+ * The engine's meters. Tags are low-cardinality: machine, step, outcome, fate, queue, status; never an instance
+ * id.
  *
  * <table>
  *   <caption>Meters</caption>
  *   <tr><th>name</th><th>type</th><th>tags</th></tr>
- *   <tr><td>{@code durable.step.duration}</td><td>timer</td><td>machine, step, outcome (next, retry, await, done,
- *       failed; or fenced, abandoned, discarded when the outcome was not written)</td></tr>
+ *   <tr><td>{@code durable.step.duration}</td><td>timer</td><td>machine, step, outcome (what the step decided:
+ *       next, retry, await, done, stop; none when it died of an Error), fate (what became of it: committed,
+ *       fenced, abandoned, discarded)</td></tr>
  *   <tr><td>{@code durable.picks}</td><td>counter</td><td>queue</td></tr>
- *   <tr><td>{@code durable.outcomes}</td><td>counter</td><td>write: applied, fenced (lease lost), abandoned,
+ *   <tr><td>{@code durable.outcomes}</td><td>counter</td><td>fate: committed, fenced (lease lost), abandoned,
  *       discarded</td></tr>
  *   <tr><td>{@code durable.reaped}, {@code durable.released}, {@code durable.leases.lost},
  *       {@code durable.zombies.detected}, {@code durable.component.failures}</td><td>counters</td><td></td></tr>
@@ -103,12 +104,14 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
         counter(registry, "durable.component.failures", "Failures of the node's background components", stats,
                 EngineStats::componentFailures, Tags.empty());
         String outcomes = "Step outcomes by what became of them in the database";
-        counter(registry, "durable.outcomes", outcomes, stats, EngineStats::outcomesApplied, Tags.of("write", "applied"));
-        counter(registry, "durable.outcomes", outcomes, stats, EngineStats::outcomesFenced, Tags.of("write", "fenced"));
+        counter(registry, "durable.outcomes", outcomes, stats, EngineStats::outcomesCommitted,
+                Tags.of("fate", StepEvent.Fate.COMMITTED.label()));
+        counter(registry, "durable.outcomes", outcomes, stats, EngineStats::outcomesFenced,
+                Tags.of("fate", StepEvent.Fate.FENCED.label()));
         counter(registry, "durable.outcomes", outcomes, stats, EngineStats::outcomesAbandoned,
-                Tags.of("write", "abandoned"));
+                Tags.of("fate", StepEvent.Fate.ABANDONED.label()));
         counter(registry, "durable.outcomes", outcomes, stats, EngineStats::outcomesDiscarded,
-                Tags.of("write", "discarded"));
+                Tags.of("fate", StepEvent.Fate.DISCARDED.label()));
         String signals = "Signals sent through this node, by what became of them";
         counter(registry, "durable.signals", signals, stats, EngineStats::signalsDelivered,
                 Tags.of("delivery", "delivered"));
@@ -141,16 +144,17 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
         }
     }
 
-    /** Called for every step, on the outcome writer's thread: the timer is looked up, built only the first time. */
+    /** Called for every step, on the committer's thread: the timer is looked up, built only the first time. */
     @Override
     public void stepFinished(StepEvent event) {
-        String outcome = event.write() == StepEvent.Write.APPLIED ? event.outcome()
-                : event.write().name().toLowerCase(Locale.ROOT);
+        String outcome = event.outcome() == null ? "none" : event.outcome().label();
+        String fate = event.fate().label();
         for (MeterRegistry registry : registries) {
-            stepTimers.computeIfAbsent(new StepMeter(registry, event.machine(), event.step(), outcome),
+            stepTimers.computeIfAbsent(new StepMeter(registry, event.machine(), event.step(), outcome, fate),
                     key -> Timer.builder("durable.step.duration")
-                            .description("Time from the start of a step to the end of its outcome's write")
-                            .tags("machine", key.machine(), "step", key.step(), "outcome", key.outcome())
+                            .description("Time from the start of a step to the end of its outcome's commit")
+                            .tags("machine", key.machine(), "step", key.step(), "outcome", key.outcome(),
+                                    "fate", key.fate())
                             .register(registry))
                     .record(event.duration());
         }
@@ -159,7 +163,7 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
     private record PickMeter(MeterRegistry registry, String queue) {
     }
 
-    private record StepMeter(MeterRegistry registry, String machine, String step, String outcome) {
+    private record StepMeter(MeterRegistry registry, String machine, String step, String outcome, String fate) {
     }
 
     /** Queries the queue summaries now and updates the database gauges. */

@@ -37,7 +37,7 @@ class MetricsTests extends IntegrationTest {
     int port;
 
     @Test
-    void stepDurationIsTimedByMachineStepAndOutcome() throws Exception {
+    void stepDurationIsTimedByMachineStepOutcomeAndFate() throws Exception {
         long id = durable.start(Workflow.class, new Workflow.State("timed", 0)).id();
         await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("awaiting_signal"));
 
@@ -48,10 +48,10 @@ class MetricsTests extends IntegrationTest {
         assertThat(timer("workflow", "start", "next").totalTime(TimeUnit.NANOSECONDS)).isPositive();
         assertThat(registry.find("durable.step.duration").timers())
                 .allSatisfy(timer -> assertThat(timer.getId().getTags()).extracting("key")
-                        .containsExactlyInAnyOrder("machine", "step", "outcome"));
+                        .containsExactlyInAnyOrder("machine", "step", "outcome", "fate"));
         assertThat(registry.get("durable.picks").tag("queue", "default").counter().count()).isPositive();
         assertThat(new Http(port).get("/actuator/metrics/durable.step.duration").json()
-                .path("availableTags").findValuesAsString("tag")).contains("machine", "step", "outcome");
+                .path("availableTags").findValuesAsString("tag")).contains("machine", "step", "outcome", "fate");
     }
 
     @Test
@@ -90,7 +90,8 @@ class MetricsTests extends IntegrationTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> outcomes("fenced") > fenced);
         assertThat(registry.get("durable.reaped").functionCounter().count()).isGreaterThan(reaped);
         await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("done"));
-        assertThat(registry.find("durable.step.duration").tag("outcome", "fenced").timer()).isNotNull();
+        assertThat(registry.find("durable.step.duration").tags("outcome", "done", "fate", "fenced").timer())
+                .as("the step decided done, and its outcome was fenced off").isNotNull();
     }
 
     /** Rows of a version no live node runs: a gauge by machine and version, which goes when they do. */
@@ -137,8 +138,8 @@ class MetricsTests extends IntegrationTest {
     }
 
     private Timer timer(String machine, String step, String outcome) {
-        return registry.get("durable.step.duration").tags("machine", machine, "step", step, "outcome", outcome)
-                .timer();
+        return registry.get("durable.step.duration").tags("machine", machine, "step", step, "outcome", outcome,
+                "fate", "committed").timer();
     }
 
     private double signals(String delivery) {
@@ -146,7 +147,7 @@ class MetricsTests extends IntegrationTest {
         return counter.count();
     }
 
-    private double outcomes(String write) {
-        return registry.get("durable.outcomes").tag("write", write).functionCounter().count();
+    private double outcomes(String fate) {
+        return registry.get("durable.outcomes").tag("fate", fate).functionCounter().count();
     }
 }

@@ -1,17 +1,18 @@
 package dev.durable.runtime;
 
+import dev.durable.Outcome;
 import dev.durable.jdbc.ClaimedStep;
 import dev.durable.jdbc.InstanceRepository;
-import dev.durable.jdbc.OutcomeWrite;
+import dev.durable.jdbc.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.LockSupport;
@@ -20,51 +21,42 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits the outcomes of finished steps: group commit on one thread. A step hands its outcome over and its thread
- * is done; the writer takes everything that has piled up and writes it as one batch (a few fenced statements, one
- * transaction), then tells each step what became of its outcome.
+ * Commits the transitions of finished steps: group commit on one thread. A step hands its transition over and its
+ * thread is done; the committer takes everything that has piled up and writes it as one batch (a few fenced
+ * statements, one transaction), then tells each step what became of it ({@link Result}). It knows nothing of
+ * queues, slots or pollers: each step ends itself, and frees its slot, when told.
  *
- * <p>When no other step is running, a lone outcome is written at once: an idle node pays no latency for batching.
- * While other steps still run user code, the writer holds the first outcome back for at most {@code batchWindow}
- * so theirs join the same commit (steps picked together tend to finish together), but no longer than it takes to
- * gather a pick's worth of outcomes; and whatever piles up while a flush runs goes into the next one. Once
- * committed, the slots of the steps that are done with their claims are freed together, so one pick refills them.
+ * <p>When no other step is running, a lone transition is written at once: an idle node pays no latency for
+ * batching. While other steps still run user code, the committer holds the first one back for at most
+ * {@code batchWindow} so theirs join the same commit (steps picked together tend to finish together), but no
+ * longer than it takes to gather a pick's worth; and whatever piles up while a flush runs goes into the next one.
  *
  * <p>While the database cannot be reached a batch is retried with backoff for {@code outcomeRetryTimeout}; a
  * retry after an ambiguous failure recognises writes the failed attempt did commit. Past the timeout the steps are
  * abandoned and their rows left to the reaper: an outcome is written whole or not at all.
  */
-final class OutcomeWriter {
+final class Committer {
 
-    static final String NAME = "durable-outcome-writer";
+    static final String NAME = "durable-committer";
 
-    private static final Logger log = LoggerFactory.getLogger(OutcomeWriter.class);
+    private static final Logger log = LoggerFactory.getLogger(Committer.class);
     private static final int MAX_BATCH = 500;
     private static final Duration IDLE = Duration.ofSeconds(1);
     /** The first pause before writing a batch again: shorter than the loops', a step result is waiting. */
     private static final Duration FIRST_RETRY = Duration.ofMillis(50);
 
-    /** An outcome handed over by a step of {@code queue}, and who to tell what became of it. */
-    private record Pending(OutcomeWrite write, QueueWorker queue, Consumer<Written> whenWritten) {
+    /** A transition handed over by a step, and who to tell what became of it. */
+    private record Pending(Transition write, Consumer<Result> whenCommitted) {
     }
 
     /**
-     * What became of an outcome.
+     * What became of a transition.
      *
-     * @param continued for an applied {@code continue}, the claimed row of the next step to run now
+     * @param continued for a committed {@code next} that kept its claim, the claimed row of the next step to run now
      */
-    record Written(StepEvent.Write write, @Nullable ClaimedStep continued) {
+    record Result(StepEvent.Fate fate, @Nullable ClaimedStep continued) {
 
-        static final Written DISCARDED = new Written(StepEvent.Write.DISCARDED, null);
-
-        /**
-         * Whether the writer freed the step's slot: it does so for every written step whose work on its claim is
-         * over (all but a continued chain), all of a flush at once, so the next pick can fill them together. A
-         * discarded outcome was never part of a flush; its step frees its own slot.
-         */
-        boolean slotReleased() {
-            return write != StepEvent.Write.DISCARDED && continued == null;
-        }
+        static final Result DISCARDED = new Result(StepEvent.Fate.DISCARDED, null);
     }
 
     private final InstanceRepository instances;
@@ -73,7 +65,7 @@ final class OutcomeWriter {
     private final Duration retryTimeout;
     private final Duration lease;
     private final Duration maxBackoff;
-    private final InFlightSteps inFlight;
+    private final IntSupplier stepsInUserCode;
     private final long batchWindowNanos;
     /** Enough outcomes to free a pick's worth of slots: gathering stops there, so the next pick can overlap. */
     private final int gatherTarget;
@@ -83,10 +75,13 @@ final class OutcomeWriter {
     private final BackgroundLoop loop;
     private volatile boolean stopped;
 
-    OutcomeWriter(InstanceRepository instances, InFlightSteps inFlight, NodeLifecycle lifecycle, EngineEvents events,
+    /**
+     * @param stepsInUserCode how many steps of this node run user code now: their transitions will arrive soon
+     */
+    Committer(InstanceRepository instances, IntSupplier stepsInUserCode, NodeLifecycle lifecycle, EngineEvents events,
             EngineSettings settings) {
         this.instances = instances;
-        this.inFlight = inFlight;
+        this.stepsInUserCode = stepsInUserCode;
         this.lifecycle = lifecycle;
         this.events = events;
         this.retryTimeout = settings.outcomeRetryTimeout();
@@ -115,21 +110,21 @@ final class OutcomeWriter {
     }
 
     /**
-     * Hands over one outcome; {@code whenWritten} is called on the writer's thread once it is committed, fenced off
-     * or abandoned, and must be quick. The step's thread does not wait: its work is done. After {@link #stop} (a
-     * step that outlived its node's shutdown) the outcome is discarded, {@code whenWritten} is called at once and
-     * the row is left to the reaper.
+     * Hands over one transition; {@code whenCommitted} is called on the committer's thread once it is committed,
+     * fenced off or abandoned, and must be quick. The step's thread does not wait: its work is done. After
+     * {@link #stop} (a step that outlived its node's shutdown) the transition is discarded, {@code whenCommitted}
+     * is called at once and the row is left to the reaper.
      */
-    void submit(OutcomeWrite write, QueueWorker queue, Consumer<Written> whenWritten) {
-        Pending pending = new Pending(write, queue, whenWritten);
+    void submit(Transition write, Consumer<Result> whenCommitted) {
+        Pending pending = new Pending(write, whenCommitted);
         handedOver.add(pending);
         if (stopped && handedOver.remove(pending)) {
-            whenWritten.accept(Written.DISCARDED);
+            whenCommitted.accept(Result.DISCARDED);
             return;
         }
         loop.wake();
-        // The writer gathering a batch only needs to look again once the batch may be complete.
-        if (inFlight.inUserCode() == 0 || handedOver.size() >= gatherTarget) {
+        // The committer gathering a batch only needs to look again once the batch may be complete.
+        if (stepsInUserCode.getAsInt() == 0 || handedOver.size() >= gatherTarget) {
             signalArrival();
         }
     }
@@ -163,7 +158,7 @@ final class OutcomeWriter {
     }
 
     private void flushRound(List<Pending> batch) {
-        List<OutcomeWrite> writes = batch.stream().map(Pending::write).toList();
+        List<Transition> writes = batch.stream().map(Pending::write).toList();
         long deadline = System.nanoTime() + retryTimeout.toNanos();
         boolean ambiguous = false;
         for (int failures = 0; ; ) {
@@ -171,15 +166,15 @@ final class OutcomeWriter {
                 InstanceRepository.AppliedOutcomes applied = instances.applyOutcomes(writes, lease, ambiguous);
                 events.outcomesFlushed();
                 lifecycle.databaseOk(NAME);
-                List<Written> results = new ArrayList<>(batch.size());
-                for (OutcomeWrite write : writes) {
+                List<Result> results = new ArrayList<>(batch.size());
+                for (Transition write : writes) {
                     if (applied.applied().contains(write.id())) {
                         ClaimedStep continued = applied.continued().get(write.id());
-                        results.add(new Written(StepEvent.Write.APPLIED, continued));
+                        results.add(new Result(StepEvent.Fate.COMMITTED, continued));
                     } else {
                         log.warn("Outcome {} of instance {} discarded: the claim's lease was lost (the row was reaped "
                                 + "and may run elsewhere)", write.kind(), write.id());
-                        results.add(new Written(StepEvent.Write.FENCED, null));
+                        results.add(new Result(StepEvent.Fate.FENCED, null));
                     }
                 }
                 complete(batch, results);
@@ -198,7 +193,7 @@ final class OutcomeWriter {
                                 + "stay claimed until their leases expire and the reaper runs them again",
                                 batch.size(), retryTimeout, e);
                         complete(batch, batch.stream()
-                                .map(pending -> new Written(StepEvent.Write.ABANDONED, null)).toList());
+                                .map(pending -> new Result(StepEvent.Fate.ABANDONED, null)).toList());
                         return;
                     }
                     sleep(backoff(failures));
@@ -209,36 +204,26 @@ final class OutcomeWriter {
                     batch.forEach(pending -> flush(List.of(pending)));
                     return;
                 }
-                OutcomeWrite write = writes.get(0);
-                if (write.kind() == OutcomeWrite.Kind.FAIL) {
+                Transition write = writes.get(0);
+                if (write.kind() == Outcome.Kind.STOP) {
                     log.error("Could not write outcome {} of instance {}; its row is left to the reaper",
                             write.kind(), write.id(), e);
-                    complete(batch, List.of(new Written(StepEvent.Write.ABANDONED, null)));
+                    complete(batch, List.of(new Result(StepEvent.Fate.ABANDONED, null)));
                     return;
                 }
                 // An outcome the database refuses fails the instance instead of looping through the reaper for
                 // ever (docs/DESIGN.md, pitfall P10).
                 log.error("The database refused outcome {} of instance {}; the instance fails instead", write.kind(),
                         write.id(), e);
-                writes = List.of(OutcomeWrite.fail(write.claim(), StepRunner.describe(e)));
+                writes = List.of(Transition.stop(write.claim(), StepRunner.describe(e)));
             }
         }
     }
 
-    /**
-     * Frees the slots of every step whose work on its claim is over, per queue in one go, then tells each step what
-     * became of its outcome. Freeing first lets the queue's next pick claim all the slots of this flush at once.
-     */
-    private static void complete(List<Pending> batch, List<Written> results) {
-        Map<QueueWorker, Integer> freed = new HashMap<>();
+    /** Tells each step of the batch what became of its transition; each ends itself (and frees its slot) or goes on. */
+    private static void complete(List<Pending> batch, List<Result> results) {
         for (int k = 0; k < batch.size(); k++) {
-            if (results.get(k).slotReleased()) {
-                freed.merge(batch.get(k).queue(), 1, Integer::sum);
-            }
-        }
-        freed.forEach(QueueWorker::slotsFreedByWriter);
-        for (int k = 0; k < batch.size(); k++) {
-            batch.get(k).whenWritten().accept(results.get(k));
+            batch.get(k).whenCommitted().accept(results.get(k));
         }
     }
 
@@ -254,7 +239,7 @@ final class OutcomeWriter {
         arrivalLock.lock();
         try {
             long left;
-            while (inFlight.inUserCode() > 0 && handedOver.size() < gatherTarget && !stopped
+            while (stepsInUserCode.getAsInt() > 0 && handedOver.size() < gatherTarget && !stopped
                     && (left = deadline - System.nanoTime()) > 0) {
                 arrival.awaitNanos(left);
             }

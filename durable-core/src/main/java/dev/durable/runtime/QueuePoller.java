@@ -5,20 +5,20 @@ import dev.durable.jdbc.InstanceRepository;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
 
 /**
- * This node's work on one queue: a poller thread of its own (so a slow pick of one queue never delays another)
- * and {@code concurrency} slots. A pick claims at most the free slots, so the node never takes more than it can
- * run. The poller runs again at once when a slot frees or local work arrives, and otherwise every poll interval to
- * find work inserted by other nodes.
+ * The first stretch of a step's path, for one queue: a poller thread of its own (so a slow pick of one queue never
+ * delays another) claims rows, at most as many as the queue has free {@link QueueSlots slots}, takes a slot for
+ * each and hands row and slot to the {@link StepExecutor}. It never hears from a step again: the step releases its
+ * slot, and a released slot wakes the poller. It also polls every poll interval, to find work inserted by other
+ * nodes, and at once when local work arrives.
  */
-final class QueueWorker {
+final class QueuePoller {
 
-    private static final Logger log = LoggerFactory.getLogger(QueueWorker.class);
+    private static final Logger log = LoggerFactory.getLogger(QueuePoller.class);
     private static final int PARTITION_RACE_RETRIES = 3;
 
     private final String name;
@@ -31,15 +31,13 @@ final class QueueWorker {
     private final Duration lease;
     private final Duration pollInterval;
     private final long batchWindowNanos;
-    private final AtomicInteger free;
-    /** Steps of this queue whose outcomes are being written: their slots are about to free, together. */
-    private final AtomicInteger writing = new AtomicInteger();
+    private final QueueSlots slots;
     private final BackgroundLoop loop;
     private volatile boolean paused;
     /** While slots are about to free, the pick waits for them until this time (System.nanoTime); 0 when not. */
     private long gatherUntil;
 
-    QueueWorker(String name, QueueSettings settings, Map<String, List<Integer>> machines,
+    QueuePoller(String name, QueueSettings settings, Map<String, List<Integer>> machines,
             InstanceRepository instances, StepExecutor executor, EngineEvents events, NodeLifecycle lifecycle,
             String nodeId, EngineSettings engine) {
         this.name = name;
@@ -52,17 +50,21 @@ final class QueueWorker {
         this.lease = engine.leaseTtl();
         this.pollInterval = engine.pollInterval();
         this.batchWindowNanos = engine.batchWindow().toNanos();
-        this.free = new AtomicInteger(settings.concurrency());
+        this.slots = new QueueSlots(settings.concurrency(), settings.batchSize(), this::wake);
         this.loop = new BackgroundLoop("durable-poller-" + name, this::pollOnce, lifecycle, events,
                 engine.maxRetryBackoff());
     }
 
     int concurrency() {
-        return settings.concurrency();
+        return slots.concurrency();
     }
 
     int inFlight() {
-        return settings.concurrency() - free.get();
+        return slots.concurrency() - slots.free();
+    }
+
+    QueueSlots slots() {
+        return slots;
     }
 
     boolean isPaused() {
@@ -101,37 +103,8 @@ final class QueueWorker {
         loop.wake();
     }
 
-    /** A step of this queue hands its outcome to the writer. */
-    void writingStarted() {
-        writing.incrementAndGet();
-    }
-
-    /** A step of this queue had its outcome written and goes on inline with the next step: its slot stays taken. */
-    void continuedInline() {
-        writing.decrementAndGet();
-    }
-
-    /**
-     * The outcome writer committed (or gave up on) the outcomes of {@code count} steps of this queue that end there:
-     * their slots are free again, all at once.
-     */
-    void slotsFreedByWriter(int count) {
-        writing.addAndGet(-count);
-        free.addAndGet(count);
-        loop.wake();
-    }
-
-    /** A step of this queue ended: its slot is free again. */
-    void slotFreed(boolean wasWriting) {
-        if (wasWriting) {
-            writing.decrementAndGet();
-        }
-        free.incrementAndGet();
-        loop.wake();
-    }
-
     private Duration pollOnce() {
-        int available = free.get();
+        int available = slots.free();
         if (paused || available <= 0) {
             return pollInterval;
         }
@@ -144,15 +117,14 @@ final class QueueWorker {
         if (!claimed.isEmpty()) {
             events.picked(name, claimed.size());
             for (ClaimedStep step : claimed) {
-                free.decrementAndGet();
-                executor.execute(step, this);
+                executor.execute(step, slots.take());
             }
         }
         // A full batch suggests more is waiting: pick again now. So does a partial batch holding partitioned rows:
         // the pick takes one row per key, so the head of a hot key can fill the candidates and hide other keys;
         // the next pick skips that key, now executing, and reaches them.
         boolean partitioned = claimed.stream().anyMatch(step -> step.partitionKey() != null);
-        return claimed.size() == limit || (partitioned && free.get() > 0) ? Duration.ZERO : pollInterval;
+        return claimed.size() == limit || (partitioned && slots.free() > 0) ? Duration.ZERO : pollInterval;
     }
 
     /**
@@ -161,7 +133,7 @@ final class QueueWorker {
      * claiming a few each. Returns how long to pause, or null to pick now.
      */
     private Duration gatherFreeingSlots(int limit) {
-        if (limit >= settings.batchSize() || writing.get() == 0 || batchWindowNanos <= 0) {
+        if (limit >= settings.batchSize() || slots.committing() == 0 || batchWindowNanos <= 0) {
             gatherUntil = 0;
             return null;
         }

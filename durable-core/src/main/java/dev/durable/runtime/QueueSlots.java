@@ -1,0 +1,105 @@
+package dev.durable.runtime;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The {@code concurrency} slots of one queue on this node, and the only place that counts them. The poller takes a
+ * slot for every row it claims ({@link #take()}); the step carries its {@link Slot} through its life and whoever
+ * ends the step's work on its claim releases it, once ({@link Slot#release()} is idempotent). The counters change
+ * only in this file.
+ *
+ * <p>A slot is in one of three states: running (user code, or about to), committing (its outcome is with the
+ * committer) or free. The poller reads two figures: how many are free (a pick claims at most that many) and how
+ * many are committing (they are about to free together, so a pick may wait a moment for them, see
+ * {@link QueuePoller}). Released slots wake the poller only when a pick is worth making: when the last committing
+ * slot is back or a whole batch is free, so a flush that ends a hundred steps wakes it once, not a hundred times.
+ */
+final class QueueSlots {
+
+    private final int concurrency;
+    private final int batchSize;
+    private final Runnable wakePoller;
+    private final AtomicInteger free;
+    private final AtomicInteger committing = new AtomicInteger();
+
+    QueueSlots(int concurrency, int batchSize, Runnable wakePoller) {
+        this.concurrency = concurrency;
+        this.batchSize = batchSize;
+        this.wakePoller = wakePoller;
+        this.free = new AtomicInteger(concurrency);
+    }
+
+    int concurrency() {
+        return concurrency;
+    }
+
+    int free() {
+        return free.get();
+    }
+
+    int committing() {
+        return committing.get();
+    }
+
+    /** Slots whose steps are in user code (or about to be): taken and not committing. */
+    int running() {
+        return concurrency - free.get() - committing.get();
+    }
+
+    /** Takes a free slot for a claimed row; the poller never claims more rows than {@link #free()}. */
+    Slot take() {
+        if (free.getAndDecrement() <= 0) {
+            free.incrementAndGet();
+            throw new IllegalStateException("no free slot: the poller claimed more rows than it had slots");
+        }
+        return new Slot();
+    }
+
+    /** One taken slot, carried by the step that runs in it. */
+    final class Slot {
+
+        private final AtomicBoolean released = new AtomicBoolean();
+        private boolean isCommitting;
+
+        private Slot() {
+        }
+
+        /** The step handed its outcome to the committer: the slot is about to free. */
+        synchronized void committing() {
+            if (!isCommitting && !released.get()) {
+                isCommitting = true;
+                committing.incrementAndGet();
+            }
+        }
+
+        /** The outcome committed and the step goes on inline, on the same claim: the slot runs again. */
+        synchronized void continued() {
+            if (isCommitting && !released.get()) {
+                isCommitting = false;
+                committing.decrementAndGet();
+            }
+        }
+
+        /** The step's work on its claim is over: the slot is free again. Only the first call counts. */
+        void release() {
+            if (!released.compareAndSet(false, true)) {
+                return;
+            }
+            boolean wasCommitting;
+            synchronized (this) {
+                wasCommitting = isCommitting;
+                isCommitting = false;
+            }
+            int freeNow = free.incrementAndGet();
+            int stillCommitting = wasCommitting ? committing.decrementAndGet() : committing.get();
+            if (stillCommitting == 0 || freeNow >= batchSize || !wasCommitting) {
+                wakePoller.run();
+            }
+        }
+
+        boolean isReleased() {
+            return released.get();
+        }
+    }
+}
