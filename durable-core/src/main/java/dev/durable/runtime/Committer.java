@@ -1,9 +1,6 @@
 package dev.durable.runtime;
 
 import dev.durable.Outcome;
-import dev.durable.jdbc.ClaimedStep;
-import dev.durable.jdbc.InstanceRepository;
-import dev.durable.jdbc.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -2,7 +2,6 @@ package dev.durable.runtime;
 
 import dev.durable.Inbox;
 import dev.durable.StepContext;
-import dev.durable.jdbc.ClaimedStep;
 import org.jspecify.annotations.Nullable;
 
 /** The {@link StepContext} of one claimed step. */

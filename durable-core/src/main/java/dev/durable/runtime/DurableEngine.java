@@ -1,11 +1,7 @@
 package dev.durable.runtime;
 
 import dev.durable.DurableClient;
-import dev.durable.jdbc.Claim;
 import dev.durable.jdbc.DurableSchema;
-import dev.durable.jdbc.InstanceRepository;
-import dev.durable.jdbc.NodeRepository;
-import dev.durable.jdbc.SignalRepository;
 import dev.durable.json.JacksonJsonCodec;
 import dev.durable.json.JsonCodec;
 import dev.durable.json.JsonCodecException;

@@ -1,7 +1,5 @@
 package dev.durable.runtime;
 
-import dev.durable.jdbc.Claim;
-import dev.durable.jdbc.InstanceRepository;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;

@@ -1,6 +1,5 @@
 package dev.durable.runtime;
 
-import dev.durable.jdbc.Claim;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,6 @@
 package dev.durable.runtime;
 
 import dev.durable.jdbc.DurableSchema;
-import dev.durable.jdbc.NodeRepository;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import java.time.Duration;

@@ -1,7 +1,5 @@
 package dev.durable.runtime;
 
-import dev.durable.jdbc.ClaimedStep;
-import dev.durable.jdbc.InstanceRepository;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

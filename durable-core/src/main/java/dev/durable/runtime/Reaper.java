@@ -1,6 +1,5 @@
 package dev.durable.runtime;
 
-import dev.durable.jdbc.InstanceRepository;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;

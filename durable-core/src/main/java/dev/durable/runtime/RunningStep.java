@@ -1,7 +1,5 @@
 package dev.durable.runtime;
 
-import dev.durable.jdbc.Claim;
-import dev.durable.jdbc.ClaimedStep;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 

@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.durable.Outcome;
-import dev.durable.jdbc.Claim;
-import dev.durable.jdbc.ClaimedStep;
 import dev.durable.jdbc.DurableSchema;
-import dev.durable.jdbc.InstanceRepository;
-import dev.durable.jdbc.NewInstance;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;

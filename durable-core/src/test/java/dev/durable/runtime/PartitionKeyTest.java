@@ -8,7 +8,6 @@ import dev.durable.Outcome;
 import dev.durable.StartOptions;
 import dev.durable.StartRequest;
 import dev.durable.jdbc.DurableSchema;
-import dev.durable.jdbc.InstanceRepository;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;

@@ -3,7 +3,6 @@ package dev.durable.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.durable.jdbc.ClaimedStep;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

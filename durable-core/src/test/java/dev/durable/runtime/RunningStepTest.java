@@ -2,7 +2,6 @@ package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.durable.jdbc.ClaimedStep;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;

@@ -1,5 +1,6 @@
-package dev.durable.jdbc;
+package dev.durable.runtime;
 
+import dev.durable.jdbc.DurableSchema;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,7 +14,7 @@ import org.springframework.jdbc.support.SqlArrayValue;
  * versions they run, and the instances no live node can run. None of it is on a step's path: a node registers
  * on each heartbeat and looks for stranded instances on each reaper run.
  */
-public final class NodeRepository {
+final class NodeRepository {
 
     // Registers a node and its machine versions, or renews a registration: one statement, safe to repeat (the
     // heartbeat does, so a node whose row aged out or was deleted by hand comes back on its next beat).

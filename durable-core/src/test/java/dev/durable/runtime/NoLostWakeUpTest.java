@@ -1,10 +1,11 @@
-package dev.durable.jdbc;
+package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.durable.SignalResult;
 import dev.durable.StartResult;
+import dev.durable.jdbc.DurableSchema;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

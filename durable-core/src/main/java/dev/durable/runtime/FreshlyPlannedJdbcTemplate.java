@@ -1,4 +1,4 @@
-package dev.durable.jdbc;
+package dev.durable.runtime;
 
 import java.lang.reflect.Method;
 import java.sql.SQLException;

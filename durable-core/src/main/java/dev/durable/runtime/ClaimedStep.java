@@ -1,4 +1,4 @@
-package dev.durable.jdbc;
+package dev.durable.runtime;
 
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * @param awaits     the signal name the instance was parked on when it woke, if it was woken by a signal
  * @param inbox      the instance's signals at pick, ordered by arrival
  */
-public record ClaimedStep(long id, String machine, int version, String step, @Nullable String stateJson,
+record ClaimedStep(long id, String machine, int version, String step, @Nullable String stateJson,
         @Nullable String awaits, int attempt, long leaseToken, String queue, @Nullable String partitionKey,
         List<SignalRow> inbox) {
 

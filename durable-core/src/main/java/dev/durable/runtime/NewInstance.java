@@ -1,4 +1,4 @@
-package dev.durable.jdbc;
+package dev.durable.runtime;
 
 import org.jspecify.annotations.Nullable;
 
@@ -7,6 +7,6 @@ import org.jspecify.annotations.Nullable;
  *
  * @param uniqueScope the scope as a PostgreSQL array literal of status labels, e.g. {@code {runnable,executing}}
  */
-public record NewInstance(String machine, int version, String step, String stateJson, String queue, short priority,
+record NewInstance(String machine, int version, String step, String stateJson, String queue, short priority,
         @Nullable String partitionKey, long delayMillis, @Nullable String uniqueKey, String uniqueScope) {
 }

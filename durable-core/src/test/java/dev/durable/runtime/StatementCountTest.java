@@ -1,7 +1,8 @@
-package dev.durable.jdbc;
+package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durable.jdbc.DurableSchema;
 import dev.durable.testing.CountingDataSource;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;

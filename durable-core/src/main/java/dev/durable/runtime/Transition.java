@@ -1,4 +1,4 @@
-package dev.durable.jdbc;
+package dev.durable.runtime;
 
 import dev.durable.Outcome;
 import java.util.List;
@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  *                    park's re-check of an {@code AWAIT}
  * @param error       {@code RETRY}: the failure that led to it (recorded in last_error), {@code STOP}: the reason
  */
-public record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
+record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
         @Nullable String stateJson, long delayMillis, @Nullable String awaits, List<Long> awaitedIds,
         @Nullable String resultJson, @Nullable String error) {
 

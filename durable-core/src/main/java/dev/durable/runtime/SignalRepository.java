@@ -1,7 +1,8 @@
-package dev.durable.jdbc;
+package dev.durable.runtime;
 
 import dev.durable.InstanceStatus;
 import dev.durable.SignalResult;
+import dev.durable.jdbc.DurableSchema;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Delivery joins the caller's Spring transaction, if any.
  */
-public final class SignalRepository {
+final class SignalRepository {
 
     // One statement, in this order:
     // 1. lock the instance row by id, and by id only: a status filter evaluated on a stale snapshot would miss a

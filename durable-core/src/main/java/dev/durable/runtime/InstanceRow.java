@@ -1,4 +1,4 @@
-package dev.durable.jdbc;
+package dev.durable.runtime;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import dev.durable.DurableInstance;
@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * read with. Written as JSON (by an application that returns it from a controller) it has the interface's
  * properties, without the codec.
  */
-public record InstanceRow(
+record InstanceRow(
         long id,
         String machine,
         int version,

@@ -1,4 +1,4 @@
-package dev.durable.jdbc;
+package dev.durable.runtime;
 
 import dev.durable.DurableInstance;
 import dev.durable.InstanceQuery;
@@ -6,6 +6,7 @@ import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
 import dev.durable.QueueSummary;
 import dev.durable.StartResult;
+import dev.durable.jdbc.DurableSchema;
 import dev.durable.json.JsonCodec;
 import java.sql.Array;
 import java.sql.ResultSet;
@@ -51,7 +52,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>The pitfalls that shape this class are cited where they apply (docs/DESIGN.md, "Known pitfalls"). The
  * hot-path statements are package-private so that {@code QueryPlanTest} can check their plans.
  */
-public final class InstanceRepository {
+final class InstanceRepository {
 
     // Concurrent batches sharing unique keys are inserted in key order (the caller sorts), so they take the unique
     // index's locks in one order and cannot deadlock (docs/DESIGN.md, pitfall P5).

@@ -1,5 +1,0 @@
-package dev.durable.jdbc;
-
-/** A row id and the lease token of the claim on it. */
-public record Claim(long id, long token) {
-}
