@@ -75,6 +75,24 @@ class SqlHygieneTest {
         }
     }
 
+    /**
+     * A reader sees each statement whole in its text block: none is assembled from fragments spliced in by name,
+     * and the only placeholder is the schema's name (an identifier cannot be bound).
+     */
+    @Test
+    void everyStatementIsWrittenOutInFull() throws IOException {
+        Pattern placeholder = Pattern.compile("\\{(?!schema\\})[A-Za-z]+\\}");
+        List<String> offenders = new ArrayList<>();
+        for (Path file : javaFiles()) {
+            if (holdsSql(file)) {
+                String source = Files.readString(file);
+                placeholder.matcher(source).results()
+                        .forEach(match -> offenders.add(file.getFileName() + ": " + match.group()));
+            }
+        }
+        assertThat(offenders).isEmpty();
+    }
+
     /** The classes allowed to hold SQL: the repositories, the planning policy, and the schema. */
     private static boolean holdsSql(Path file) {
         String name = file.getFileName().toString();

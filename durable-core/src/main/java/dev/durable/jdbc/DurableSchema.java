@@ -79,11 +79,6 @@ public final class DurableSchema {
         return name;
     }
 
-    /** {@code sql} with every {@code {schema}} replaced by this schema's name. */
-    public String qualify(String sql) {
-        return sql.replace("{schema}", name);
-    }
-
     /** Whether durable's tables exist in this schema. */
     public boolean isInstalled(DataSource dataSource) {
         Boolean installed = new JdbcTemplate(dataSource).queryForObject(

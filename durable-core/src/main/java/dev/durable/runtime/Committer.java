@@ -56,7 +56,7 @@ final class Committer {
         static final Result DISCARDED = new Result(StepEvent.Fate.DISCARDED, null);
     }
 
-    private final InstanceRepository instances;
+    private final TransitionRepository transitions;
     private final NodeLifecycle lifecycle;
     private final EngineEvents events;
     private final Duration retryTimeout;
@@ -75,9 +75,9 @@ final class Committer {
     /**
      * @param stepsInUserCode how many steps of this node run user code now: their transitions will arrive soon
      */
-    Committer(InstanceRepository instances, IntSupplier stepsInUserCode, NodeLifecycle lifecycle, EngineEvents events,
+    Committer(TransitionRepository transitions, IntSupplier stepsInUserCode, NodeLifecycle lifecycle, EngineEvents events,
             EngineSettings settings) {
-        this.instances = instances;
+        this.transitions = transitions;
         this.stepsInUserCode = stepsInUserCode;
         this.lifecycle = lifecycle;
         this.events = events;
@@ -160,7 +160,7 @@ final class Committer {
         boolean ambiguous = false;
         for (int failures = 0; ; ) {
             try {
-                InstanceRepository.AppliedOutcomes applied = instances.applyOutcomes(writes, lease, ambiguous);
+                TransitionRepository.Applied applied = transitions.apply(writes, lease, ambiguous);
                 events.outcomesFlushed();
                 lifecycle.databaseOk(NAME);
                 List<Result> results = new ArrayList<>(batch.size());

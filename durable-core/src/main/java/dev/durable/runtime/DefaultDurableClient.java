@@ -33,7 +33,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 final class DefaultDurableClient implements DurableClient {
 
     private final MachineRegistry machines;
-    private final InstanceRepository instances;
+    private final StartRepository starts;
+    private final QueryRepository queries;
     private final SignalRepository signals;
     private static final String NOTHING_STARTED = "nothing was started";
     private static final String NOTHING_SENT = "nothing was sent";
@@ -42,10 +43,12 @@ final class DefaultDurableClient implements DurableClient {
     private final EngineEvents events;
     private final Consumer<String> wakeQueue;
 
-    DefaultDurableClient(MachineRegistry machines, InstanceRepository instances, SignalRepository signals,
+    DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
+            SignalRepository signals,
             StoredValues values, EngineEvents events, Consumer<String> wakeQueue) {
         this.machines = machines;
-        this.instances = instances;
+        this.starts = starts;
+        this.queries = queries;
         this.signals = signals;
         this.values = values;
         this.events = events;
@@ -97,7 +100,7 @@ final class DefaultDurableClient implements DurableClient {
 
     private List<StartResult> start(MachineDefinition machine, List<StartRequest> requests) {
         List<NewInstance> rows = requests.stream().map(request -> newInstance(machine, request)).toList();
-        List<StartResult> results = instances.insert(rows);
+        List<StartResult> results = starts.insert(rows);
         afterCommit(() -> wakeQueue.accept(machine.queue()));
         return results;
     }
@@ -144,34 +147,34 @@ final class DefaultDurableClient implements DurableClient {
 
     @Override
     public Optional<DurableInstance> find(long instanceId) {
-        return instances.find(instanceId, values.codec());
+        return queries.find(instanceId, values.codec());
     }
 
     @Override
     public List<DurableInstance> list(InstanceQuery query) {
-        return instances.list(Objects.requireNonNull(query, "query must not be null"), values.codec());
+        return queries.list(Objects.requireNonNull(query, "query must not be null"), values.codec());
     }
 
     @Override
     public Map<String, Map<InstanceStatus, Long>> count() {
-        return instances.count();
+        return queries.count();
     }
 
     @Override
     public List<QueueSummary> summarize() {
-        return instances.summarize();
+        return queries.summarize();
     }
 
     @Override
     public List<QueueSummary> summarizeLive() {
-        return instances.summarizeLive();
+        return queries.summarizeLive();
     }
 
     @Override
     public boolean retryFailed(long instanceId) {
         Optional<String> queue;
         try {
-            queue = instances.retryFailed(instanceId);
+            queue = queries.retryFailed(instanceId);
         } catch (DuplicateKeyException e) {
             throw new IllegalStateException("Instance " + instanceId + " cannot be retried: another instance holds"
                     + " its unique key now", e);

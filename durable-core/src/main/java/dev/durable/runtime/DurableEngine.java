@@ -62,7 +62,7 @@ public final class DurableEngine implements AutoCloseable {
     private final String nodeId;
     private final EngineEvents events;
     private final NodeLifecycle lifecycle;
-    private final InstanceRepository instances;
+    private final ClaimRepository claims;
     private final DurableClient client;
     private final InFlightSteps inFlight = new InFlightSteps();
     private final Map<String, QueuePoller> queues = new LinkedHashMap<>();
@@ -86,11 +86,11 @@ public final class DurableEngine implements AutoCloseable {
         this.nodeId = settings.nodeName() + ":" + randomSuffix();
         this.events = new EngineEvents(builder.listener);
         this.lifecycle = new NodeLifecycle(nodeId, events);
-        DurableSchema schema = DurableSchema.named(settings.schema());
-        this.instances = new InstanceRepository(builder.dataSource, schema);
-        SignalRepository signals = new SignalRepository(instances, schema);
+        StatementPlanning planning = new StatementPlanning(builder.dataSource, DurableSchema.named(settings.schema()));
+        this.claims = new ClaimRepository(planning);
         StoredValues values = new StoredValues(builder.codec);
-        this.client = new DefaultDurableClient(machines, instances, signals, values, events, this::wake);
+        this.client = new DefaultDurableClient(machines, new StartRepository(planning), new QueryRepository(planning),
+                new SignalRepository(planning), values, events, this::wake);
         // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
         // the queue at once, not linger (holding the step) until their delay would have run out.
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemonThreads("durable-timer"));
@@ -99,17 +99,18 @@ public final class DurableEngine implements AutoCloseable {
         this.ownsStepThreads = builder.stepThreads == null;
         this.stepThreads = builder.stepThreads != null ? builder.stepThreads : stepThreads(settings.virtualThreads());
         // The committer learns how many steps run user code (their transitions will arrive soon) from the slots.
-        this.committer = new Committer(instances, () -> queues.values().stream()
-                .mapToInt(queue -> queue.slots().running()).sum(), lifecycle, events, settings);
+        this.committer = new Committer(new TransitionRepository(builder.dataSource, planning),
+                () -> queues.values().stream().mapToInt(queue -> queue.slots().running()).sum(), lifecycle, events,
+                settings);
         StepRunner runner = new StepRunner(machines, builder.codec, values, settings.stepTimeout());
         this.executor = new StepExecutor(runner, committer, inFlight, events, stepThreads, timer, settings,
-                () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow, instances::returnCrashed);
+                () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow, claims::returnCrashed);
         settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueuePoller(name, queueSettings,
-                versionsOnQueue(machines, name), instances, executor, events, lifecycle, nodeId, settings)));
-        this.heartbeat = new Heartbeat(instances, inFlight, executor, events, settings);
-        this.reaper = new Reaper(instances, events, names -> names.forEach(this::wake), settings, nodeId,
+                versionsOnQueue(machines, name), claims, executor, events, lifecycle, nodeId, settings)));
+        this.heartbeat = new Heartbeat(claims, inFlight, executor, events, settings);
+        this.reaper = new Reaper(claims, planning, events, names -> names.forEach(this::wake), settings, nodeId,
                 settings.nodeName() + ":");
-        this.registry = new NodeRegistry(new NodeRepository(builder.dataSource, schema), nodeId, machines, settings);
+        this.registry = new NodeRegistry(new NodeRepository(planning), nodeId, machines, settings);
         this.heartbeatLoop = new BackgroundLoop(Heartbeat.NAME, () -> {
             Duration next = heartbeat.beat();
             registry.renew();
@@ -203,7 +204,7 @@ public final class DurableEngine implements AutoCloseable {
     /** Hands claims back to runnable; if the database cannot be reached, their leases expire instead. */
     private List<Long> release(List<Claim> claims) {
         try {
-            List<Long> released = instances.release(claims);
+            List<Long> released = this.claims.release(claims);
             events.released(released.size());
             return released;
         } catch (RuntimeException e) {

@@ -16,7 +16,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * before autovacuum's next analyze, a server without autovacuum) scans the table inside nested loops; a pick on a
  * table that had meanwhile grown to 100,000 rows took seconds instead of a millisecond ({@code StalePlanTest}).
  * A statement the driver does not prepare on the server is planned each time from the table's real size, for
- * about a millisecond of the database's time. {@link InstanceRepository} sends its hot statements through here
+ * about a millisecond of the database's time. {@link StatementPlanning} sends the hot statements through here
  * only while the statistics say the table is small. Parameters stay bound as before.
  *
  * <p>Applies to PostgreSQL's own driver (unwrapped through any pool); other drivers' statements are left alone.

@@ -16,16 +16,16 @@ final class Heartbeat {
 
     private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
 
-    private final InstanceRepository instances;
+    private final ClaimRepository claims;
     private final InFlightSteps inFlight;
     private final StepExecutor executor;
     private final EngineEvents events;
     private final Duration lease;
     private final Duration interval;
 
-    Heartbeat(InstanceRepository instances, InFlightSteps inFlight, StepExecutor executor, EngineEvents events,
+    Heartbeat(ClaimRepository claims, InFlightSteps inFlight, StepExecutor executor, EngineEvents events,
             EngineSettings settings) {
-        this.instances = instances;
+        this.claims = claims;
         this.inFlight = inFlight;
         this.executor = executor;
         this.events = events;
@@ -35,7 +35,7 @@ final class Heartbeat {
 
     /** One beat; returns the pause until the next. */
     Duration beat() {
-        List<Claim> lost = instances.heartbeat(inFlight.heldClaims(), lease);
+        List<Claim> lost = claims.heartbeat(inFlight.heldClaims(), lease);
         for (Claim claim : lost) {
             RunningStep running = inFlight.get(claim);
             // Only a step still in user code is affected: one already writing learns its fate from the fence.

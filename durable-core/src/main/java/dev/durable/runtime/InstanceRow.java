@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One row of {@code durable_instance} as the read API returns it: the {@link DurableInstance} of
- * {@link InstanceRepository#find} and {@link InstanceRepository#list}, holding the codec its state and result are
+ * {@link QueryRepository#find} and {@link QueryRepository#list}, holding the codec its state and result are
  * read with. Written as JSON (by an application that returns it from a controller) it has the interface's
  * properties, without the codec.
  */

@@ -1,18 +1,16 @@
 package dev.durable.runtime;
 
-import dev.durable.jdbc.DurableSchema;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import javax.sql.DataSource;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * All SQL of {@code durable_node} and {@code durable_node_machine}: which nodes are alive and which machine
- * versions they run, and the instances no live node can run. None of it is on a step's path: a node registers
- * on each heartbeat and looks for stranded instances on each reaper run.
+ * versions they run, and the instances no live node can run, for the {@link NodeRegistry}. None of it is on a
+ * step's path: a node registers on each heartbeat and looks for stranded instances on each reaper run. The
+ * statements go through {@link StatementPlanning#ordinary()}.
  */
 final class NodeRepository {
 
@@ -62,23 +60,23 @@ final class NodeRepository {
             ORDER BY i.machine, i.machine_version
             """;
 
-    private final JdbcClient jdbc;
+    private final StatementPlanning planning;
     private final String registerSql;
     private final String forgetSql;
     private final String forgetDeadSql;
     private final String strandedSql;
 
-    public NodeRepository(DataSource dataSource, DurableSchema schema) {
-        this.jdbc = JdbcClient.create(dataSource);
-        this.registerSql = schema.qualify(REGISTER);
-        this.forgetSql = schema.qualify(FORGET);
-        this.forgetDeadSql = schema.qualify(FORGET_DEAD);
-        this.strandedSql = schema.qualify(STRANDED);
+    NodeRepository(StatementPlanning planning) {
+        this.planning = planning;
+        this.registerSql = planning.qualify(REGISTER);
+        this.forgetSql = planning.qualify(FORGET);
+        this.forgetDeadSql = planning.qualify(FORGET_DEAD);
+        this.strandedSql = planning.qualify(STRANDED);
     }
 
     /** Registers (or renews) a live node running these machine versions. */
-    public void register(String nodeId, List<MachineVersion> machines) {
-        jdbc.sql(registerSql)
+    void register(String nodeId, List<MachineVersion> machines) {
+        planning.ordinary().sql(registerSql)
                 .param("nodeId", nodeId)
                 .param("machine", new SqlArrayValue("text", machines.stream().map(MachineVersion::machine).toArray()))
                 .param("version", new SqlArrayValue("int4", machines.stream().map(MachineVersion::version).toArray()))
@@ -86,20 +84,20 @@ final class NodeRepository {
     }
 
     /** Removes a node that stops, and with it its machine versions. */
-    public void forget(String nodeId) {
-        jdbc.sql(forgetSql).param("nodeId", nodeId).update();
+    void forget(String nodeId) {
+        planning.ordinary().sql(forgetSql).param("nodeId", nodeId).update();
     }
 
     /** Removes the rows of nodes unseen for a day; how many. */
-    public int forgetDead() {
-        return jdbc.sql(forgetDeadSql).update();
+    int forgetDead() {
+        return planning.ordinary().sql(forgetDeadSql).update();
     }
 
     /**
      * The runnable, due instances of each (machine, version) that no node seen within {@code live} registers.
      */
-    public List<Stranded> stranded(Duration live) {
-        return jdbc.sql(strandedSql)
+    List<Stranded> stranded(Duration live) {
+        return planning.ordinary().sql(strandedSql)
                 .param("liveSeconds", live.toMillis() / 1000.0)
                 .query((rs, i) -> new Stranded(rs.getString("machine"), rs.getInt("machine_version"),
                         rs.getLong("waiting"), rs.getObject("since", Timestamp.class).toInstant()))
@@ -107,10 +105,10 @@ final class NodeRepository {
     }
 
     /** A machine version a node runs. */
-    public record MachineVersion(String machine, int version) {
+    record MachineVersion(String machine, int version) {
     }
 
     /** {@code waiting} runnable instances of a machine version no live node runs, due since {@code since}. */
-    public record Stranded(String machine, int version, long waiting, Instant since) {
+    record Stranded(String machine, int version, long waiting, Instant since) {
     }
 }

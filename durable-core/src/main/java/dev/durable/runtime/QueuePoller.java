@@ -22,7 +22,7 @@ final class QueuePoller {
     private final String name;
     private final QueueSettings settings;
     private final Map<String, List<Integer>> machines;
-    private final InstanceRepository instances;
+    private final ClaimRepository claims;
     private final StepExecutor executor;
     private final EngineEvents events;
     private final String nodeId;
@@ -36,12 +36,12 @@ final class QueuePoller {
     private long gatherUntil;
 
     QueuePoller(String name, QueueSettings settings, Map<String, List<Integer>> machines,
-            InstanceRepository instances, StepExecutor executor, EngineEvents events, NodeLifecycle lifecycle,
+            ClaimRepository claims, StepExecutor executor, EngineEvents events, NodeLifecycle lifecycle,
             String nodeId, EngineSettings engine) {
         this.name = name;
         this.settings = settings;
         this.machines = Map.copyOf(machines);
-        this.instances = instances;
+        this.claims = claims;
         this.executor = executor;
         this.events = events;
         this.nodeId = nodeId;
@@ -150,7 +150,7 @@ final class QueuePoller {
     private List<ClaimedStep> pick(int limit) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return instances.pick(name, machines, limit, nodeId, lease);
+                return claims.pick(name, machines, limit, nodeId, lease);
             } catch (DuplicateKeyException e) {
                 // Another node claimed a row of the same partition key at the same moment; nothing was claimed.
                 if (attempt >= PARTITION_RACE_RETRIES) {

@@ -24,7 +24,8 @@ final class Reaper {
 
     private static final Logger log = LoggerFactory.getLogger(Reaper.class);
 
-    private final InstanceRepository instances;
+    private final ClaimRepository claims;
+    private final StatementPlanning planning;
     private final EngineEvents events;
     private final Consumer<Set<String>> wakeQueues;
     private final EngineSettings settings;
@@ -33,9 +34,10 @@ final class Reaper {
     private final Duration staleAfter;
     private long earlierStartsSettledAtNanos;
 
-    Reaper(InstanceRepository instances, EngineEvents events, Consumer<Set<String>> wakeQueues,
+    Reaper(ClaimRepository claims, StatementPlanning planning, EngineEvents events, Consumer<Set<String>> wakeQueues,
             EngineSettings settings, String nodeId, String ownerPrefix) {
-        this.instances = instances;
+        this.claims = claims;
+        this.planning = planning;
         this.events = events;
         this.wakeQueues = wakeQueues;
         this.settings = settings;
@@ -51,10 +53,10 @@ final class Reaper {
 
     /** One run; returns the pause until the next. */
     Duration reap() {
-        instances.refreshPlanning();
+        planning.refresh();
         int total = 0;
         Set<String> queues = new HashSet<>();
-        Map<Long, String> released = instances.releaseEarlierStarts(ownerPrefix, nodeId, settings.leaseTtl(),
+        Map<Long, String> released = claims.releaseEarlierStarts(ownerPrefix, nodeId, settings.leaseTtl(),
                 staleAfter);
         if (!released.isEmpty()) {
             log.info("Released {} claims of earlier starts of node {}: {}", released.size(), settings.nodeName(),
@@ -64,7 +66,7 @@ final class Reaper {
         }
         Map<Long, String> reaped;
         do {
-            reaped = instances.reapExpired(settings.reaperBatchSize());
+            reaped = claims.reapExpired(settings.reaperBatchSize());
             if (!reaped.isEmpty()) {
                 log.info("Reaped {} expired claims: {}", reaped.size(), reaped.keySet());
             }

@@ -2,14 +2,15 @@ package dev.durable.runtime;
 
 import dev.durable.InstanceStatus;
 import dev.durable.SignalResult;
-import dev.durable.jdbc.DurableSchema;
 import org.jspecify.annotations.Nullable;
 
 /**
- * All SQL of {@code durable_signal} on the sender's side: delivery. (A step's inbox is read by the pick and its
- * awaited signals are consumed by the {@code next} outcome, both in {@link InstanceRepository}.)
+ * The SQL of sending a signal, for the {@link DefaultDurableClient}: delivery. (A step's inbox is read by the pick
+ * of {@link ClaimRepository}, and its awaited signals are consumed by the {@code next} of
+ * {@link TransitionRepository}.)
  *
- * <p>Delivery joins the caller's Spring transaction, if any.
+ * <p>Delivery joins the caller's Spring transaction, if any. It locks an instance row by its key, so it goes through
+ * {@link StatementPlanning#hot()} like the pick.
  */
 final class SignalRepository {
 
@@ -53,16 +54,12 @@ final class SignalRepository {
             FROM target t
             """;
 
-    private final InstanceRepository instances;
+    private final StatementPlanning planning;
     private final String deliverSql;
 
-    /**
-     * Signals of the instances of {@code instances}, on its data source; a delivery locks its instance's row, so it
-     * is planned the way {@code instances} plans its hot statements (see {@link InstanceRepository#refreshPlanning()}).
-     */
-    public SignalRepository(InstanceRepository instances, DurableSchema schema) {
-        this.instances = instances;
-        this.deliverSql = schema.qualify(DELIVER);
+    SignalRepository(StatementPlanning planning) {
+        this.planning = planning;
+        this.deliverSql = planning.qualify(DELIVER);
     }
 
     /**
@@ -70,8 +67,8 @@ final class SignalRepository {
      *
      * @param payloadJson the payload as JSON text, or {@code null} for none
      */
-    public DeliveryReport deliver(long instanceId, String name, @Nullable String payloadJson, @Nullable String dedupKey) {
-        return instances.hot().sql(deliverSql)
+    DeliveryReport deliver(long instanceId, String name, @Nullable String payloadJson, @Nullable String dedupKey) {
+        return planning.hot().sql(deliverSql)
                 .param("instanceId", instanceId)
                 .param("name", name)
                 .param("payload", payloadJson)
@@ -97,6 +94,6 @@ final class SignalRepository {
      * A delivery's result and the queue of the addressed instance ({@code null} when there is none), so the
      * sender's node can wake its poller.
      */
-    public record DeliveryReport(SignalResult result, @Nullable String queue) {
+    record DeliveryReport(SignalResult result, @Nullable String queue) {
     }
 }

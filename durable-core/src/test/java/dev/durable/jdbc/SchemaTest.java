@@ -62,8 +62,6 @@ class SchemaTest {
         assertThatThrownBy(() -> DurableSchema.named("Durable")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("Schema name 'Durable' is not a lower-case PostgreSQL identifier");
         assertThatThrownBy(() -> DurableSchema.named("a; DROP TABLE b")).isInstanceOf(IllegalArgumentException.class);
-        assertThat(DurableSchema.named("my_app_durable").qualify("{schema}.durable_instance"))
-                .isEqualTo("my_app_durable.durable_instance");
     }
 
     /** Columns (type, nullability, default, generation), indexes and constraints of durable's tables. */

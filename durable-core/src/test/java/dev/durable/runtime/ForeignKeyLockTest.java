@@ -20,13 +20,13 @@ import org.junit.jupiter.api.Test;
 class ForeignKeyLockTest {
 
     private final DataSource dataSource = TestDatabase.dataSource();
-    private final InstanceRepository instances = new InstanceRepository(dataSource,
+    private final StatementPlanning planning = new StatementPlanning(dataSource,
             DurableSchema.named(TestDatabase.SCHEMA));
 
     @Test
     void aRunnableRowHeldByAnOpenSignalInsertIsStillPicked() throws Exception {
         TestDatabase.clean();
-        long id = instances.insert(List.of(new NewInstance("m", 1, "s", "{}", "q", (short) 0, null, 0, null,
+        long id = new StartRepository(planning).insert(List.of(new NewInstance("m", 1, "s", "{}", "q", (short) 0, null, 0, null,
                 "{runnable,executing,awaiting_signal}"))).get(0).id();
 
         try (Connection sender = dataSource.getConnection()) {
@@ -41,7 +41,7 @@ class ForeignKeyLockTest {
                     WHERE c.relname = 'durable_instance' AND l.mode = 'RowShareLock' AND l.granted
                     """, Long.class)).as("the sender holds a lock on the instance table").isPositive();
 
-            List<ClaimedStep> claimed = instances.pick("q", Map.of("m", List.of(1)), 10, "node:1",
+            List<ClaimedStep> claimed = new ClaimRepository(planning).pick("q", Map.of("m", List.of(1)), 10, "node:1",
                     Duration.ofMinutes(1));
 
             assertThat(claimed).extracting(ClaimedStep::id).containsExactly(id);

@@ -61,9 +61,10 @@ class HeartbeatTest {
      */
     @Test
     void heartbeatsAndReapersRunningConcurrentlyNeverDeadlock() throws Exception {
-        InstanceRepository repository = new InstanceRepository(TestDatabase.dataSource(),
+        StatementPlanning planning = new StatementPlanning(TestDatabase.dataSource(),
                 DurableSchema.named(TestDatabase.SCHEMA));
-        repository.insert(IntStream.range(0, 200).mapToObj(i -> new NewInstance("m", 1, "s", "{}", "q", (short) 0,
+        ClaimRepository repository = new ClaimRepository(planning);
+        new StartRepository(planning).insert(IntStream.range(0, 200).mapToObj(i -> new NewInstance("m", 1, "s", "{}", "q", (short) 0,
                 null, 0, null, "{runnable,executing,awaiting_signal}")).toList());
         AtomicReference<List<Claim>> claims = new AtomicReference<>(claimAll(repository));
         int rounds = 150;
@@ -106,7 +107,7 @@ class HeartbeatTest {
         assertThat(reaped.get()).as("the reapers did reap while heartbeats ran").isGreaterThan(rounds);
     }
 
-    private static List<Claim> claimAll(InstanceRepository repository) {
+    private static List<Claim> claimAll(ClaimRepository repository) {
         return repository.pick("q", Map.of("m", List.of(1)), 500, "hb-node:1", Duration.ofMinutes(1)).stream()
                 .map(ClaimedStep::claim).toList();
     }

@@ -32,8 +32,10 @@ class NoLostWakeUpTest {
     private static final String SCHEMA = TestDatabase.SCHEMA;
 
     private final DataSource dataSource = TestDatabase.dataSource();
-    private final InstanceRepository instances = new InstanceRepository(dataSource, DurableSchema.named(SCHEMA));
-    private final SignalRepository signals = new SignalRepository(instances, DurableSchema.named(SCHEMA));
+    private final StatementPlanning planning = new StatementPlanning(dataSource, DurableSchema.named(SCHEMA));
+    private final ClaimRepository claims = new ClaimRepository(planning);
+    private final TransitionRepository transitions = new TransitionRepository(dataSource, planning);
+    private final SignalRepository signals = new SignalRepository(planning);
 
     /**
      * One thread per blocked statement. Not the common pool: on a two-core machine it has a single worker, and the
@@ -51,9 +53,9 @@ class NoLostWakeUpTest {
     @BeforeEach
     void claimAnInstance() {
         TestDatabase.clean();
-        List<StartResult> started = instances.insert(List.of(new NewInstance("parker", 1, "pay", "{}", "q",
+        List<StartResult> started = new StartRepository(planning).insert(List.of(new NewInstance("parker", 1, "pay", "{}", "q",
                 (short) 0, null, 0, null, "{runnable,executing,awaiting_signal}")));
-        claimed = instances.pick("q", Map.of("parker", List.of(1)), 1, "node:1", Duration.ofMinutes(1)).get(0);
+        claimed = claims.pick("q", Map.of("parker", List.of(1)), 1, "node:1", Duration.ofMinutes(1)).get(0);
         assertThat(claimed.id()).isEqualTo(started.get(0).id());
     }
 
@@ -63,7 +65,7 @@ class NoLostWakeUpTest {
             CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
                     () -> signals.deliver(claimed.id(), "paid", "{\"amount\": 5}", null).result(), threads);
             awaitLockWait("/* durable: deliver signal */");
-            CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> instances.applyOutcomes(
+            CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> transitions.apply(
                     List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
             awaitLockWait("/* durable: await");
 
@@ -79,7 +81,7 @@ class NoLostWakeUpTest {
     @Test
     void parkQueuedBeforeTheDelivery_theDeliveryFindsItParkedAndWakesIt() throws Exception {
         try (Connection blocker = lockRow(claimed.id())) {
-            CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> instances.applyOutcomes(
+            CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> transitions.apply(
                     List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
             awaitLockWait("/* durable: await");
             CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
@@ -101,7 +103,7 @@ class NoLostWakeUpTest {
         signals.deliver(claimed.id(), "paid", "{}", null);
         // The step saw the signal as awaited (its id is handed back) and decides to wait for another one.
         long seen = (Long) TestDatabase.signals(claimed.id()).get(0).get("id");
-        Set<Long> applied = instances.applyOutcomes(
+        Set<Long> applied = transitions.apply(
                 List.of(Transition.await(claimed.claim(), "paid", "{}", List.of(seen))), false).applied();
 
         assertThat(applied).containsExactly(claimed.id());
@@ -112,7 +114,7 @@ class NoLostWakeUpTest {
     @Test
     void aSignalThatArrivedBeforeTheAwaitWakesTheInstanceAtOnce() {
         signals.deliver(claimed.id(), "paid", "{}", null);
-        instances.applyOutcomes(List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false);
+        transitions.apply(List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false);
 
         assertThat(TestDatabase.row(claimed.id())).containsEntry("status", "runnable").containsEntry("awaits", "paid");
     }
@@ -123,7 +125,7 @@ class NoLostWakeUpTest {
         assertThat(TestDatabase.signals(claimed.id())).singleElement()
                 .satisfies(signal -> assertThat(signal).containsEntry("name", "paid"));
         // The woken step is handed the signal as awaited.
-        ClaimedStep woken = instances.pick("q", Map.of("parker", List.of(1)), 1, "node:1", Duration.ofMinutes(1))
+        ClaimedStep woken = claims.pick("q", Map.of("parker", List.of(1)), 1, "node:1", Duration.ofMinutes(1))
                 .get(0);
         assertThat(woken.awaits()).isEqualTo("paid");
         assertThat(woken.inbox()).singleElement().satisfies(signal -> {

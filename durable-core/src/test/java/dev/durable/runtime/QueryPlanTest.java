@@ -26,7 +26,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 class QueryPlanTest {
 
-    private static final DurableSchema SCHEMA = DurableSchema.named(TestDatabase.SCHEMA);
+    private static final StatementPlanning PLANNING = new StatementPlanning(TestDatabase.dataSource(),
+            DurableSchema.named(TestDatabase.SCHEMA));
     private static final int ROWS = Integer.getInteger("durable.plan.rows", 100_000);
     private static final boolean PRINT = Boolean.getBoolean("durable.plan.print");
 
@@ -66,7 +67,7 @@ class QueryPlanTest {
     /** The pick walks the partial pick index of its one queue, in order, no sort (docs/DESIGN.md, pitfall P7). */
     @Test
     void thePickWalksThePickIndexOfItsQueue() {
-        String plan = explain(InstanceRepository.PICK, new MapSqlParameterSource()
+        String plan = explain(ClaimRepository.PICK, new MapSqlParameterSource()
                 .addValue("queue", "q1")
                 .addValue("machine", new SqlArrayValue("text", "m"))
                 .addValue("version", new SqlArrayValue("int4", 1))
@@ -85,7 +86,7 @@ class QueryPlanTest {
                 .addValue("step", new SqlArrayValue("text", "t", "t"))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
                 .addValue("consumedSignal", new SqlArrayValue("int8", 5L));
-        String plan = explain(InstanceRepository.APPLY_NEXT, next);
+        String plan = explain(TransitionRepository.APPLY_NEXT, next);
 
         assertThat(plan).contains("Index Scan using durable_instance_pkey")
                 .containsAnyOf("Index Scan using durable_signal_pkey", "Index Scan using durable_signal_inbox")
@@ -94,13 +95,13 @@ class QueryPlanTest {
 
     @Test
     void terminalOutcomesAndTheirInboxClearingUseIndexes() {
-        String update = explain(InstanceRepository.APPLY_TERMINAL, claims()
+        String update = explain(TransitionRepository.APPLY_TERMINAL, claims()
                 .addValue("status", new SqlArrayValue("text", "done", "failed"))
                 .addValue("result", new SqlArrayValue("text", "1", null))
                 .addValue("error", new SqlArrayValue("text", null, "x")));
         // The ids are bound, so the delete finds its rows through the index on instance_id (docs/DESIGN.md,
         // pitfall P11).
-        String delete = explain(InstanceRepository.CLEAR_INBOXES, new MapSqlParameterSource()
+        String delete = explain(TransitionRepository.CLEAR_INBOXES, new MapSqlParameterSource()
                 .addValue("id", new SqlArrayValue("int8", 1001L, 2001L)));
 
         assertThat(update).contains("durable_instance_pkey").doesNotContain("Seq Scan");
@@ -109,9 +110,9 @@ class QueryPlanTest {
 
     @Test
     void theParkLocksAndRechecksByIndex() {
-        String lock = explain(InstanceRepository.LOCK_FOR_AWAIT, new MapSqlParameterSource()
+        String lock = explain(TransitionRepository.LOCK_FOR_AWAIT, new MapSqlParameterSource()
                 .addValue("id", new SqlArrayValue("int8", 1001L, 2001L)));
-        String park = explain(InstanceRepository.APPLY_AWAIT, claims()
+        String park = explain(TransitionRepository.APPLY_AWAIT, claims()
                 .addValue("awaits", new SqlArrayValue("text", "sig", "sig"))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
                 .addValue("seenInstance", new SqlArrayValue("int8"))
@@ -124,15 +125,15 @@ class QueryPlanTest {
 
     @Test
     void theHeartbeatFindsItsClaimsByPrimaryKey() {
-        String plan = explain(InstanceRepository.HEARTBEAT, claims().addValue("leaseMs", 60_000));
+        String plan = explain(ClaimRepository.HEARTBEAT, claims().addValue("leaseMs", 60_000));
 
         assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan on durable_instance");
     }
 
     @Test
     void theReaperAndTheRestartReleaseWalkTheLeaseIndex() {
-        String reap = explain(InstanceRepository.REAP, new MapSqlParameterSource().addValue("limit", 1000));
-        String release = explain(InstanceRepository.RELEASE_EARLIER_STARTS, new MapSqlParameterSource()
+        String reap = explain(ClaimRepository.REAP, new MapSqlParameterSource().addValue("limit", 1000));
+        String release = explain(ClaimRepository.RELEASE_EARLIER_STARTS, new MapSqlParameterSource()
                 .addValue("ownerPrefix", "node:")
                 .addValue("owner", "node:2")
                 .addValue("staleBeforeExpiryMs", 58_000));
@@ -155,7 +156,7 @@ class QueryPlanTest {
     /** The metrics' summary, polled by every node: the partial indexes of unfinished rows, never the history. */
     @Test
     void theLiveSummaryReadsOnlyThePartialIndexesOfUnfinishedStatuses() {
-        String plan = explain(InstanceRepository.SUMMARIZE_LIVE, new MapSqlParameterSource());
+        String plan = explain(QueryRepository.SUMMARIZE_LIVE, new MapSqlParameterSource());
 
         assertThat(plan).contains("durable_instance_pick", "durable_instance_lease", "durable_instance_awaiting",
                 "durable_instance_failed").doesNotContain("Seq Scan");
@@ -175,7 +176,7 @@ class QueryPlanTest {
     /** A crashed step's hand-back reaches its row by primary key, like every fenced write. */
     @Test
     void aCrashedStepIsHandedBackByPrimaryKey() {
-        String plan = explain(InstanceRepository.RETURN_CRASHED, claims().addValue("error", "died"));
+        String plan = explain(ClaimRepository.RETURN_CRASHED, claims().addValue("error", "died"));
 
         assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan");
     }
@@ -187,7 +188,7 @@ class QueryPlanTest {
     }
 
     private String explain(String statement, MapSqlParameterSource parameters) {
-        String sql = InstanceRepository.render(statement, SCHEMA);
+        String sql = PLANNING.qualify(statement);
         List<Map<String, Object>> lines = jdbc.queryForList("EXPLAIN " + sql, parameters);
         String plan = String.join("\n", lines.stream().map(line -> (String) line.get("QUERY PLAN")).toList());
         if (PRINT) {

@@ -26,7 +26,8 @@ class StalePlanTest {
     private static final int ROWS = 100_000;
 
     private Connection connection;
-    private InstanceRepository instances;
+    private StatementPlanning planning;
+    private ClaimRepository claims;
 
     @BeforeEach
     void emptyTableWithFreshStatistics() throws Exception {
@@ -35,8 +36,9 @@ class StalePlanTest {
         TestDatabase.jdbc().execute("VACUUM ANALYZE " + TestDatabase.SCHEMA + ".durable_signal");
         // One connection, so that every pick below runs on the session that planned the earlier ones.
         connection = TestDatabase.dataSource().getConnection();
-        instances = new InstanceRepository(new SingleConnectionDataSource(connection, true),
+        planning = new StatementPlanning(new SingleConnectionDataSource(connection, true),
                 DurableSchema.named(TestDatabase.SCHEMA));
+        claims = new ClaimRepository(planning);
     }
 
     @AfterEach
@@ -67,10 +69,10 @@ class StalePlanTest {
 
     @Test
     void onceTheStatisticsDescribeASizeableTableThePickIsPreparedOnTheServerAgain() {
-        insertRunnableRows(2 * InstanceRepository.SMALL_TABLE_ROWS);
+        insertRunnableRows(2 * StatementPlanning.SMALL_TABLE_ROWS);
         TestDatabase.jdbc().execute("ANALYZE " + TestDatabase.SCHEMA + ".durable_instance");
 
-        instances.refreshPlanning();
+        planning.refresh();
         for (int i = 0; i < 6; i++) {
             assertThat(pick(1)).hasSize(1);
         }
@@ -84,16 +86,16 @@ class StalePlanTest {
      */
     @Test
     void signalDeliveryIsPlannedLikeThePick() {
-        SignalRepository signals = new SignalRepository(instances, DurableSchema.named(TestDatabase.SCHEMA));
+        SignalRepository signals = new SignalRepository(planning);
         for (int i = 0; i < 20; i++) {
             signals.deliver(1, "go", null, null);
         }
         assertThat(preparedOnTheServer("durable: deliver signal")).as("nothing cached while the table looks small")
                 .isFalse();
 
-        insertRunnableRows(2 * InstanceRepository.SMALL_TABLE_ROWS);
+        insertRunnableRows(2 * StatementPlanning.SMALL_TABLE_ROWS);
         TestDatabase.jdbc().execute("ANALYZE " + TestDatabase.SCHEMA + ".durable_instance");
-        instances.refreshPlanning();
+        planning.refresh();
         for (int i = 0; i < 6; i++) {
             signals.deliver(1, "go", null, "go-" + i);
         }
@@ -120,6 +122,6 @@ class StalePlanTest {
     }
 
     private List<ClaimedStep> pick(int limit) {
-        return instances.pick("q", Map.of("m", List.of(1)), limit, "node:1", Duration.ofMinutes(1));
+        return claims.pick("q", Map.of("m", List.of(1)), limit, "node:1", Duration.ofMinutes(1));
     }
 }

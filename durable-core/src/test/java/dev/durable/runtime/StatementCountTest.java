@@ -22,8 +22,10 @@ class StatementCountTest {
 
     private final CountingDataSource counting = new CountingDataSource(TestDatabase.dataSource());
     private final DurableSchema schema = DurableSchema.named(TestDatabase.SCHEMA);
-    private final InstanceRepository instances = new InstanceRepository(counting.dataSource(), schema);
-    private final SignalRepository signals = new SignalRepository(instances, schema);
+    private final StatementPlanning planning = new StatementPlanning(counting.dataSource(), schema);
+    private final ClaimRepository claims = new ClaimRepository(planning);
+    private final TransitionRepository transitions = new TransitionRepository(counting.dataSource(), planning);
+    private final SignalRepository signals = new SignalRepository(planning);
 
     @BeforeEach
     void clean() {
@@ -31,13 +33,13 @@ class StatementCountTest {
     }
 
     private void insert(int count) {
-        instances.insert(IntStream.range(0, count).mapToObj(i -> new NewInstance("m", 1, "s", "{}", "q", (short) 0,
+        new StartRepository(planning).insert(IntStream.range(0, count).mapToObj(i -> new NewInstance("m", 1, "s", "{}", "q", (short) 0,
                 null, 0, null, "{runnable,executing,awaiting_signal}")).toList());
         counting.reset();
     }
 
     private List<ClaimedStep> pick(int limit) {
-        return instances.pick("q", Map.of("m", List.of(1)), limit, "node:1", Duration.ofMinutes(1));
+        return claims.pick("q", Map.of("m", List.of(1)), limit, "node:1", Duration.ofMinutes(1));
     }
 
     @Test
@@ -70,7 +72,7 @@ class StatementCountTest {
         List<ClaimedStep> claimed = pick(50);
         counting.reset();
 
-        var applied = instances.applyOutcomes(claimed.stream()
+        var applied = transitions.apply(claimed.stream()
                 .map(step -> Transition.next(step.claim(), "t", "{}", List.of())).toList(), false).applied();
 
         assertThat(applied).hasSize(50);
@@ -84,7 +86,7 @@ class StatementCountTest {
         List<ClaimedStep> claimed = pick(50);
         counting.reset();
 
-        var result = instances.applyOutcomes(claimed.stream()
+        var result = transitions.apply(claimed.stream()
                 .map(step -> Transition.next(step.claim(), "t", "{}", List.of()).keepingClaim()).toList(),
                 Duration.ofMinutes(1), false);
 
@@ -100,7 +102,7 @@ class StatementCountTest {
         List<ClaimedStep> claimed = pick(50);
         counting.reset();
 
-        var applied = instances.applyOutcomes(claimed.stream()
+        var applied = transitions.apply(claimed.stream()
                 .map(step -> Transition.done(step.claim(), "1")).toList(), false).applied();
 
         assertThat(applied).hasSize(50);
@@ -111,10 +113,10 @@ class StatementCountTest {
     @Test
     void aHeartbeatForFiftyClaimsIsOneStatement() {
         insert(50);
-        List<Claim> claims = pick(50).stream().map(ClaimedStep::claim).toList();
+        List<Claim> held = pick(50).stream().map(ClaimedStep::claim).toList();
         counting.reset();
 
-        assertThat(instances.heartbeat(claims, Duration.ofMinutes(1))).isEmpty();
+        assertThat(claims.heartbeat(held, Duration.ofMinutes(1))).isEmpty();
 
         assertThat(counting.statements()).hasSize(1);
     }

@@ -1,0 +1,211 @@
+package dev.durable.runtime;
+
+import dev.durable.DurableInstance;
+import dev.durable.InstanceQuery;
+import dev.durable.InstanceStatus;
+import dev.durable.QueueSummary;
+import dev.durable.json.JsonCodec;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL of the read and operator API of the {@link DefaultDurableClient}: one instance, a page of instances,
+ * counts and per-queue summaries, and an operator's retry of a failed instance. Joins the caller's Spring
+ * transaction, if any; the statements go through {@link StatementPlanning#ordinary()}.
+ */
+final class QueryRepository {
+
+    private static final String FIND = """
+            /* durable: find */
+            SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
+                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
+                   result::text AS result, created_at, updated_at
+            FROM {schema}.durable_instance
+            WHERE id = :id
+            """;
+
+    private static final String LIST = """
+            /* durable: list */
+            SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
+                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
+                   result::text AS result, created_at, updated_at
+            FROM {schema}.durable_instance
+            WHERE id > :afterId
+              AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+              AND (CAST(:status AS text) IS NULL OR status = CAST(:status AS {schema}.durable_status))
+              AND (CAST(:machine AS text) IS NULL OR machine = :machine)
+            ORDER BY id
+            LIMIT :limit
+            """;
+
+    private static final String COUNT = """
+            /* durable: count */
+            SELECT queue, status::text AS status, count(*) AS n
+            FROM {schema}.durable_instance
+            GROUP BY queue, status
+            """;
+
+    // Per queue: the counts of the unfinished statuses, the age of the oldest eligible runnable row, the expired
+    // leases, and the done count. Reads the whole table.
+    private static final String SUMMARIZE = """
+            /* durable: summarize */
+            SELECT queue,
+                   count(*) FILTER (WHERE status = 'runnable') AS runnable,
+                   count(*) FILTER (WHERE status = 'executing') AS executing,
+                   count(*) FILTER (WHERE status = 'awaiting_signal') AS awaiting_signal,
+                   count(*) FILTER (WHERE status = 'failed') AS failed,
+                   extract(epoch FROM now() - min(eligible_at)
+                       FILTER (WHERE status = 'runnable' AND eligible_at <= now())) AS oldest_runnable_seconds,
+                   count(*) FILTER (WHERE status = 'executing' AND lease_expires_at < now()) AS expired_leases,
+                   count(*) FILTER (WHERE status = 'done') AS done
+            FROM {schema}.durable_instance
+            GROUP BY queue
+            ORDER BY queue
+            """;
+
+    // The summary without the done count (its other columns as in SUMMARIZE), for frequent polling (each node's
+    // metrics): every branch reads the partial index of its status, so the cost follows the unfinished instances,
+    // not the history of done ones (which has no index, and only a scan of the whole table can count).
+    static final String SUMMARIZE_LIVE = """
+            /* durable: summarize live */
+            WITH live AS (
+                SELECT queue, status, eligible_at, lease_expires_at
+                FROM {schema}.durable_instance WHERE status = 'runnable'
+                UNION ALL
+                SELECT queue, status, eligible_at, lease_expires_at
+                FROM {schema}.durable_instance WHERE status = 'executing'
+                UNION ALL
+                SELECT queue, status, eligible_at, lease_expires_at
+                FROM {schema}.durable_instance WHERE status = 'awaiting_signal'
+                UNION ALL
+                SELECT queue, status, eligible_at, lease_expires_at
+                FROM {schema}.durable_instance WHERE status = 'failed'
+            )
+            SELECT queue,
+                   count(*) FILTER (WHERE status = 'runnable') AS runnable,
+                   count(*) FILTER (WHERE status = 'executing') AS executing,
+                   count(*) FILTER (WHERE status = 'awaiting_signal') AS awaiting_signal,
+                   count(*) FILTER (WHERE status = 'failed') AS failed,
+                   extract(epoch FROM now() - min(eligible_at)
+                       FILTER (WHERE status = 'runnable' AND eligible_at <= now())) AS oldest_runnable_seconds,
+                   count(*) FILTER (WHERE status = 'executing' AND lease_expires_at < now()) AS expired_leases
+            FROM live
+            GROUP BY queue
+            ORDER BY queue
+            """;
+
+    // An operator's retry of a failed instance: back to runnable at the step it failed at, attempt 0.
+    private static final String RETRY_FAILED = """
+            /* durable: retry failed */
+            UPDATE {schema}.durable_instance
+            SET status = 'runnable', attempt = 0, eligible_at = now(), lease_token = NULL, updated_at = now()
+            WHERE id = :id AND status = 'failed'
+            RETURNING queue
+            """;
+
+    private final StatementPlanning planning;
+    private final String findSql;
+    private final String listSql;
+    private final String countSql;
+    private final String summarizeSql;
+    private final String summarizeLiveSql;
+    private final String retryFailedSql;
+
+    QueryRepository(StatementPlanning planning) {
+        this.planning = planning;
+        this.findSql = planning.qualify(FIND);
+        this.listSql = planning.qualify(LIST);
+        this.countSql = planning.qualify(COUNT);
+        this.summarizeSql = planning.qualify(SUMMARIZE);
+        this.summarizeLiveSql = planning.qualify(SUMMARIZE_LIVE);
+        this.retryFailedSql = planning.qualify(RETRY_FAILED);
+    }
+
+    /** The instance {@code id}, whose state and result read with {@code codec}. */
+    Optional<DurableInstance> find(long id, JsonCodec codec) {
+        return planning.ordinary().sql(findSql).param("id", id).query((rs, i) -> instance(rs, codec)).optional();
+    }
+
+    /** The instances {@code query} selects, whose states and results read with {@code codec}. */
+    List<DurableInstance> list(InstanceQuery query, JsonCodec codec) {
+        return planning.ordinary().sql(listSql)
+                .param("afterId", query.afterId())
+                .param("queue", query.queue())
+                .param("status", query.status() == null ? null : query.status().label())
+                .param("machine", query.machine())
+                .param("limit", query.limit())
+                .query((rs, i) -> instance(rs, codec))
+                .list();
+    }
+
+    /** Instances per queue and status. */
+    Map<String, Map<InstanceStatus, Long>> count() {
+        Map<String, Map<InstanceStatus, Long>> counts = new TreeMap<>();
+        planning.ordinary().sql(countSql).query(rs -> {
+            counts.computeIfAbsent(rs.getString("queue"), queue -> new TreeMap<>())
+                    .put(InstanceStatus.fromLabel(rs.getString("status")), rs.getLong("n"));
+        });
+        return counts;
+    }
+
+    /** Per queue: counts by status, oldest runnable age, expired leases. Reads the whole table. */
+    List<QueueSummary> summarize() {
+        return summaries(summarizeSql, EnumSet.allOf(InstanceStatus.class));
+    }
+
+    /** As {@link #summarize()} but without the done count; reads only the partial indexes of the other statuses. */
+    List<QueueSummary> summarizeLive() {
+        return summaries(summarizeLiveSql, EnumSet.complementOf(EnumSet.of(InstanceStatus.DONE)));
+    }
+
+    private List<QueueSummary> summaries(String sql, Set<InstanceStatus> counted) {
+        return planning.ordinary().sql(sql).query((rs, i) -> {
+            Map<InstanceStatus, Long> counts = new EnumMap<>(InstanceStatus.class);
+            for (InstanceStatus status : counted) {
+                counts.put(status, rs.getLong(status.label()));
+            }
+            double oldest = rs.getDouble("oldest_runnable_seconds");
+            Duration age = rs.wasNull() ? null : Duration.ofNanos((long) (oldest * 1e9));
+            return new QueueSummary(rs.getString("queue"), counts, age, rs.getLong("expired_leases"));
+        }).list();
+    }
+
+    /**
+     * Makes a failed instance runnable again; the queue it runs on, or empty if it was missing or not failed.
+     *
+     * @throws org.springframework.dao.DuplicateKeyException if another instance holds its unique key now
+     */
+    Optional<String> retryFailed(long id) {
+        return planning.ordinary().sql(retryFailedSql).param("id", id).query(String.class).optional();
+    }
+
+    private static DurableInstance instance(ResultSet rs, JsonCodec codec) throws SQLException {
+        return new InstanceRow(rs.getLong("id"), rs.getString("machine"), rs.getInt("machine_version"),
+                rs.getString("step"), InstanceStatus.fromLabel(rs.getString("status")), rs.getString("queue"),
+                rs.getShort("priority"), rs.getString("partition_key"), rs.getString("awaits"), rs.getInt("attempt"),
+                instant(rs, "eligible_at"), rs.getString("last_error"), rs.getString("lease_owner"),
+                nullableInstant(rs, "lease_expires_at"), rs.getString("unique_key"), rs.getString("state"),
+                rs.getString("result"), instant(rs, "created_at"), instant(rs, "updated_at"), codec);
+    }
+
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        return Objects.requireNonNull(nullableInstant(rs, column), column);
+    }
+
+    private static @Nullable Instant nullableInstant(ResultSet rs, String column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+}

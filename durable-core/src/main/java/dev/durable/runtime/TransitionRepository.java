@@ -1,0 +1,397 @@
+package dev.durable.runtime;
+
+import dev.durable.InstanceStatus;
+import dev.durable.Outcome;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.SqlArrayValue;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The SQL that ends a step: the {@link Committer} writes a batch of {@link Transition}s here, in as few statements
+ * as their kinds need — {@code next}, the inline {@code continue}, {@code retry}, the two statements of an
+ * {@code await} park, and a terminal {@code done} or {@code stop} followed by the clearing of its inbox — and, after
+ * an ambiguous commit, asks which of them an earlier attempt already wrote.
+ *
+ * <p>Every write is fenced: {@code d.id = ANY (:id) AND d.id = o.id AND d.status = 'executing' AND
+ * d.lease_token = o.token}. The fence is a per-claim token, not a node id, because a node can re-pick its own reaped
+ * row (docs/DESIGN.md, "Fencing" and pitfall P3); a write that matches no row lost its lease and changes nothing.
+ * The ids are also given as {@code = ANY}, so that the planner reaches the rows through the primary key whatever
+ * the batch size (a join with {@code unnest} alone can be planned as a hash join over a scan of the table). In each
+ * statement, a NULL state (the step kept its state) leaves the stored one as it is.
+ *
+ * <p>The writes run on the committer's thread, which carries no transaction: a batch of one statement commits on
+ * its own, a batch of several runs in a transaction of its own. All go through {@link StatementPlanning#hot()}. The
+ * statements are package-private so that {@code QueryPlanTest} can check their plans.
+ */
+final class TransitionRepository {
+
+    // next: attempt 0, runnable now, awaits cleared; consumes exactly the awaited signals handed to the step (the
+    // CTEs kept and dropped): a signal with a dedup key becomes a tombstone (consumed_at set) so that a redelivery
+    // of it is still deduplicated; one without is deleted. Driven by the bound ids, not by a subquery
+    // (docs/DESIGN.md, pitfall P11).
+    static final String APPLY_NEXT = """
+            /* durable: next */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[])
+                    AS o(id, token, step, state)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable', step = o.step,
+                    state = coalesce(o.state::jsonb, d.state),
+                    attempt = 0, awaits = NULL, eligible_at = now(),
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM o
+                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                RETURNING d.id
+            ), kept AS (
+                UPDATE {schema}.durable_signal s SET consumed_at = now()
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NOT NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            ), dropped AS (
+                DELETE FROM {schema}.durable_signal s
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            )
+            SELECT id FROM applied
+            """;
+
+    // next, keeping the claim (inline execution): like APPLY_NEXT, consuming the same signals, but the row stays
+    // executing under the same token with a fresh lease, and everything the next step needs comes back in the
+    // pick's columns (ClaimRepository.PICK, read by ClaimedStep.read): the inbox as it is now minus the signals this
+    // statement consumes (their delete is not visible to the statement's own snapshot).
+    static final String APPLY_CONTINUE = """
+            /* durable: continue */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[])
+                    AS o(id, token, step, state)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET step = o.step,
+                    state = coalesce(o.state::jsonb, d.state),
+                    attempt = 0, awaits = NULL, eligible_at = now(),
+                    lease_expires_at = now() + :leaseMs * interval '1 millisecond', updated_at = now()
+                FROM o
+                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.attempt, d.lease_token,
+                          d.queue, d.partition_key
+            ), kept AS (
+                UPDATE {schema}.durable_signal s SET consumed_at = now()
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NOT NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            ), dropped AS (
+                DELETE FROM {schema}.durable_signal s
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            )
+            SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.attempt,
+                   c.lease_token, c.queue, c.partition_key,
+                   inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
+                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
+            FROM applied c
+            LEFT JOIN LATERAL (
+                SELECT array_agg(s.id ORDER BY s.id) AS ids,
+                       array_agg(s.name ORDER BY s.id) AS names,
+                       array_agg(s.payload::text ORDER BY s.id) AS payloads,
+                       array_agg(s.dedup_key ORDER BY s.id) AS dedup_keys,
+                       array_agg(s.created_at ORDER BY s.id) AS created
+                FROM {schema}.durable_signal s
+                WHERE s.instance_id = c.id AND s.consumed_at IS NULL
+                  AND s.id <> ALL (:consumedSignal::bigint[])) inbox ON true
+            """;
+
+    // retry: same step, attempt + 1, runnable after the delay; consumes nothing and keeps awaits, so the re-run
+    // step sees the same signals.
+    static final String APPLY_RETRY = """
+            /* durable: retry */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :state::text[], :delayMs::bigint[],
+                                     :error::text[])
+                    AS o(id, token, state, delay_ms, error)
+            )
+            UPDATE {schema}.durable_instance d
+            SET status = 'runnable',
+                state = coalesce(o.state::jsonb, d.state),
+                attempt = d.attempt + 1, eligible_at = now() + o.delay_ms * interval '1 millisecond',
+                last_error = coalesce(o.error, d.last_error),
+                lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+            FROM o
+            WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+            RETURNING d.id
+            """;
+
+    // await, first statement: take the row locks. A signal delivery takes the same lock, so from here on either
+    // the delivery committed before (and the next statement, with a fresh snapshot, sees its signal) or it waits
+    // for this transaction (and then finds the row parked and wakes it): no wake-up is lost (docs/DESIGN.md,
+    // "Signals and wake-ups"; pitfall P1).
+    static final String LOCK_FOR_AWAIT = """
+            /* durable: await lock */
+            SELECT id FROM {schema}.durable_instance WHERE id = ANY (:id::bigint[]) ORDER BY id FOR NO KEY UPDATE
+            """;
+
+    // await, second statement: park, unless a matching signal is already in the inbox, in which case the row goes
+    // straight back to runnable. Signals already handed to the step as awaited do not count: a step that
+    // re-awaits after seeing its signal would otherwise spin (docs/DESIGN.md, pitfall P2).
+    static final String APPLY_AWAIT = """
+            /* durable: await park */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :state::text[])
+                    AS o(id, token, awaits, state)
+            )
+            UPDATE {schema}.durable_instance d
+            SET status = CASE WHEN EXISTS (
+                                  SELECT 1 FROM {schema}.durable_signal s
+                                  WHERE s.instance_id = d.id AND s.name = o.awaits AND s.consumed_at IS NULL
+                                    AND NOT EXISTS (
+                                        SELECT 1 FROM unnest(:seenInstance::bigint[], :seenSignal::bigint[])
+                                                      AS seen(instance_id, signal_id)
+                                        WHERE seen.instance_id = d.id AND seen.signal_id = s.id))
+                              THEN 'runnable'::{schema}.durable_status
+                              ELSE 'awaiting_signal'::{schema}.durable_status END,
+                awaits = o.awaits,
+                state = coalesce(o.state::jsonb, d.state),
+                eligible_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+            FROM o
+            WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+            RETURNING d.id
+            """;
+
+    // done / failed. The inbox is cleared by the next statement, in the same transaction but with a fresh snapshot,
+    // so a signal committed while this one waited for the row lock is cleared too.
+    static final String APPLY_TERMINAL = """
+            /* durable: terminal */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :status::text[], :result::text[],
+                                     :error::text[])
+                    AS o(id, token, status, result, error)
+            )
+            UPDATE {schema}.durable_instance d
+            SET status = o.status::{schema}.durable_status,
+                result = o.result::jsonb,
+                last_error = CASE WHEN o.status = 'failed' THEN o.error ELSE d.last_error END,
+                awaits = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+            FROM o
+            WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+            RETURNING d.id
+            """;
+
+    // An ended instance's unconsumed signals leave its inbox: those without a dedup key are deleted, those with one
+    // stay as tombstones (consumed_at set), so that a redelivery after the end is still recognized as a duplicate.
+    // The ids are known, so both writes are driven by them, not by a subquery (docs/DESIGN.md, pitfall P11).
+    static final String CLEAR_INBOXES = """
+            /* durable: clear inboxes */
+            WITH dropped AS (
+                DELETE FROM {schema}.durable_signal
+                WHERE instance_id = ANY (:id::bigint[]) AND dedup_key IS NULL
+            )
+            UPDATE {schema}.durable_signal SET consumed_at = now()
+            WHERE instance_id = ANY (:id::bigint[]) AND dedup_key IS NOT NULL AND consumed_at IS NULL
+            """;
+
+    // After an ambiguous commit (the connection dropped after COMMIT was sent) a retried write that matches no row
+    // asks this: a row that is no longer executing but still carries the claim's token was written by this claim.
+    private static final String ALREADY_WRITTEN = """
+            /* durable: already written */
+            SELECT d.id, d.lease_token
+            FROM {schema}.durable_instance d
+            JOIN unnest(:id::bigint[], :token::bigint[]) AS o(id, token) ON d.id = o.id
+            WHERE d.id = ANY (:id::bigint[]) AND d.lease_token = o.token AND d.status <> 'executing'
+            """;
+
+    private final StatementPlanning planning;
+    private final TransactionTemplate ownTransaction;
+    private final String applyNextSql;
+    private final String applyContinueSql;
+    private final String applyRetrySql;
+    private final String lockForAwaitSql;
+    private final String applyAwaitSql;
+    private final String applyTerminalSql;
+    private final String clearInboxesSql;
+    private final String alreadyWrittenSql;
+
+    TransitionRepository(DataSource dataSource, StatementPlanning planning) {
+        this.planning = planning;
+        this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.applyNextSql = planning.qualify(APPLY_NEXT);
+        this.applyContinueSql = planning.qualify(APPLY_CONTINUE);
+        this.applyRetrySql = planning.qualify(APPLY_RETRY);
+        this.lockForAwaitSql = planning.qualify(LOCK_FOR_AWAIT);
+        this.applyAwaitSql = planning.qualify(APPLY_AWAIT);
+        this.applyTerminalSql = planning.qualify(APPLY_TERMINAL);
+        this.clearInboxesSql = planning.qualify(CLEAR_INBOXES);
+        this.alreadyWrittenSql = planning.qualify(ALREADY_WRITTEN);
+    }
+
+    /**
+     * Writes a batch of transitions, each fenced on its claim, in as few statements as their kinds need (one
+     * statement and no explicit transaction for a batch of a single kind among {@code next}, {@code retry} and
+     * {@code continue}).
+     *
+     * @param lease                the lease a {@code continue} renews
+     * @param afterAmbiguousCommit whether an earlier attempt at this very batch may have committed; transitions that
+     *                             match no row are then checked for having been written by that attempt
+     */
+    Applied apply(List<Transition> transitions, Duration lease, boolean afterAmbiguousCommit) {
+        Map<Statement, List<Transition>> byKind = new TreeMap<>();
+        for (Transition transition : transitions) {
+            byKind.computeIfAbsent(Statement.of(transition), kind -> new ArrayList<>()).add(transition);
+        }
+        boolean singleStatement = byKind.size() == 1 && !byKind.containsKey(Statement.AWAIT)
+                && !byKind.containsKey(Statement.TERMINAL);
+        Applied result = singleStatement
+                ? applyByKind(byKind, lease)
+                : Objects.requireNonNull(ownTransaction.execute(status -> applyByKind(byKind, lease)));
+        if (afterAmbiguousCommit && result.applied().size() < transitions.size()) {
+            List<Transition> unmatched = transitions.stream()
+                    .filter(transition -> !result.applied().contains(transition.id()))
+                    .toList();
+            result.applied().addAll(onClaims(alreadyWrittenSql, unmatched).query(Long.class).list());
+        }
+        return result;
+    }
+
+    /** Writes a batch of transitions that renews no lease (no {@code continue} in it). */
+    Applied apply(List<Transition> transitions, boolean afterAmbiguousCommit) {
+        return apply(transitions, Duration.ZERO, afterAmbiguousCommit);
+    }
+
+    /**
+     * What a batch of transitions did.
+     *
+     * @param applied   the ids whose transition is (now or already) written; the others lost their lease
+     * @param continued for each applied {@code continue}, the claimed row of its next step
+     */
+    record Applied(Set<Long> applied, Map<Long, ClaimedStep> continued) {
+    }
+
+    /** The statement that writes a transition, in the order a batch runs them. */
+    private enum Statement {
+        NEXT, CONTINUE, RETRY, AWAIT, TERMINAL;
+
+        static Statement of(Transition transition) {
+            return switch (transition.kind()) {
+                case NEXT -> transition.keepsClaim() ? CONTINUE : NEXT;
+                case RETRY -> RETRY;
+                case AWAIT -> AWAIT;
+                case DONE, STOP -> TERMINAL;
+            };
+        }
+    }
+
+    private Applied applyByKind(Map<Statement, List<Transition>> byKind, Duration lease) {
+        Set<Long> applied = new HashSet<>();
+        Map<Long, ClaimedStep> continued = new HashMap<>();
+        List<Transition> awaits = byKind.getOrDefault(Statement.AWAIT, List.of());
+        if (!awaits.isEmpty()) {
+            planning.hot().sql(lockForAwaitSql).param("id", ids(awaits)).query(Long.class).list();
+        }
+        List<Transition> terminal = new ArrayList<>();
+        byKind.forEach((kind, batch) -> {
+            switch (kind) {
+                case NEXT -> applied.addAll(applyNext(batch));
+                case CONTINUE -> applyContinue(batch, lease).forEach(step -> {
+                    applied.add(step.id());
+                    continued.put(step.id(), step);
+                });
+                case RETRY -> applied.addAll(applyRetry(batch));
+                case AWAIT -> applied.addAll(applyAwait(batch));
+                case TERMINAL -> terminal.addAll(batch);
+            }
+        });
+        if (!terminal.isEmpty()) {
+            List<Long> ended = applyTerminal(terminal);
+            applied.addAll(ended);
+            if (!ended.isEmpty()) {
+                planning.hot().sql(clearInboxesSql).param("id", new SqlArrayValue("int8", ended.toArray())).update();
+            }
+        }
+        return new Applied(applied, continued);
+    }
+
+    private List<Long> applyNext(List<Transition> batch) {
+        return movingOn(applyNextSql, batch).query(Long.class).list();
+    }
+
+    private List<ClaimedStep> applyContinue(List<Transition> batch, Duration lease) {
+        return movingOn(applyContinueSql, batch)
+                .param("leaseMs", lease.toMillis())
+                .query(ClaimedStep::read)
+                .list();
+    }
+
+    /** A next or a continue: the step to go on with, the state, and the awaited signals to consume. */
+    private JdbcClient.StatementSpec movingOn(String sql, List<Transition> batch) {
+        Object[] consumedSignal = batch.stream().flatMap(transition -> transition.awaitedIds().stream()).toArray();
+        return onClaims(sql, batch)
+                .param("step", column(batch, "text", Transition::step))
+                .param("state", column(batch, "text", Transition::stateJson))
+                .param("consumedSignal", new SqlArrayValue("int8", consumedSignal));
+    }
+
+    private List<Long> applyRetry(List<Transition> batch) {
+        return onClaims(applyRetrySql, batch)
+                .param("state", column(batch, "text", Transition::stateJson))
+                .param("delayMs", column(batch, "int8", Transition::delayMillis))
+                .param("error", column(batch, "text", Transition::error))
+                .query(Long.class)
+                .list();
+    }
+
+    private List<Long> applyAwait(List<Transition> batch) {
+        List<Object> seenInstance = new ArrayList<>();
+        List<Object> seenSignal = new ArrayList<>();
+        for (Transition transition : batch) {
+            for (Long signal : transition.awaitedIds()) {
+                seenInstance.add(transition.id());
+                seenSignal.add(signal);
+            }
+        }
+        return onClaims(applyAwaitSql, batch)
+                .param("awaits", column(batch, "text", Transition::awaits))
+                .param("state", column(batch, "text", Transition::stateJson))
+                .param("seenInstance", new SqlArrayValue("int8", seenInstance.toArray()))
+                .param("seenSignal", new SqlArrayValue("int8", seenSignal.toArray()))
+                .query(Long.class)
+                .list();
+    }
+
+    private List<Long> applyTerminal(List<Transition> batch) {
+        return onClaims(applyTerminalSql, batch)
+                .param("status", column(batch, "text", transition -> transition.kind() == Outcome.Kind.DONE
+                        ? InstanceStatus.DONE.label() : InstanceStatus.FAILED.label()))
+                .param("result", column(batch, "text", Transition::resultJson))
+                .param("error", column(batch, "text", Transition::error))
+                .query(Long.class)
+                .list();
+    }
+
+    /** A hot statement with the claims of {@code batch} bound as its {@code :id} and {@code :token} arrays. */
+    private JdbcClient.StatementSpec onClaims(String sql, List<Transition> batch) {
+        return planning.hot().sql(sql)
+                .param("id", ids(batch))
+                .param("token", column(batch, "int8", transition -> transition.claim().token()));
+    }
+
+    private static SqlArrayValue ids(List<Transition> batch) {
+        return column(batch, "int8", Transition::id);
+    }
+
+    private static SqlArrayValue column(List<Transition> batch, String type,
+            Function<Transition, @Nullable Object> value) {
+        return new SqlArrayValue(type, batch.stream().map(value).toArray());
+    }
+}
