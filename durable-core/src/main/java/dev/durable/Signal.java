@@ -1,6 +1,5 @@
 package dev.durable;
 
-import dev.durable.json.JsonCodec;
 import java.lang.reflect.Type;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
@@ -8,63 +7,31 @@ import org.jspecify.annotations.Nullable;
 /**
  * A durable message addressed to one instance, as a step sees it in its {@link Inbox}.
  *
- * <p>The payload is kept as JSON and read into a type of the step's choosing with {@link #payload(Class)}.
+ * <p>The payload is kept as JSON and read into a type of the step's choosing with {@link #payload(Class)}, through
+ * the engine's JSON codec. The engine makes the signals a step sees; a test of a step may implement this interface
+ * to hand one its own.
  */
-public final class Signal {
-
-    private final long id;
-    private final String name;
-    private final @Nullable String payloadJson;
-    private final @Nullable String dedupKey;
-    private final Instant createdAt;
-    private final JsonCodec codec;
-
-    public Signal(long id, String name, @Nullable String payloadJson, @Nullable String dedupKey, Instant createdAt,
-            JsonCodec codec) {
-        this.id = id;
-        this.name = name;
-        this.payloadJson = payloadJson;
-        this.dedupKey = dedupKey;
-        this.createdAt = createdAt;
-        this.codec = codec;
-    }
+public interface Signal {
 
     /** The signal's row id; ids grow with arrival. */
-    public long id() {
-        return id;
-    }
+    long id();
 
-    public String name() {
-        return name;
-    }
+    String name();
 
     /** The dedup key the sender gave, if any. */
-    public @Nullable String dedupKey() {
-        return dedupKey;
-    }
+    @Nullable String dedupKey();
 
     /** When the database stored the signal. */
-    public Instant createdAt() {
-        return createdAt;
-    }
+    Instant createdAt();
 
     /** The payload as JSON text, {@code null} when the sender sent none. */
-    public @Nullable String payloadJson() {
-        return payloadJson;
-    }
+    @Nullable String payloadJson();
 
     /** The payload read as {@code type} with the engine's JSON codec; {@code null} when there is none. */
-    public <T> @Nullable T payload(Class<T> type) {
+    default <T> @Nullable T payload(Class<T> type) {
         return type.cast(payload((Type) type));
     }
 
     /** The payload read as a (possibly generic) {@code type}; {@code null} when there is none. */
-    public @Nullable Object payload(Type type) {
-        return payloadJson == null ? null : codec.read(payloadJson, type);
-    }
-
-    @Override
-    public String toString() {
-        return "Signal[id=" + id + ", name=" + name + (dedupKey == null ? "" : ", dedupKey=" + dedupKey) + "]";
-    }
+    @Nullable Object payload(Type type);
 }

@@ -198,7 +198,7 @@ final class StepRunner {
         if (claimed.inbox().isEmpty()) {
             return Inbox.EMPTY;
         }
-        List<Signal> all = claimed.inbox().stream().map(this::signal).toList();
+        List<Signal> all = claimed.inbox().stream().<Signal>map(row -> new InboxSignal(row, codec)).toList();
         List<Signal> awaited = claimed.awaits() == null ? List.of()
                 : all.stream().filter(signal -> signal.name().equals(claimed.awaits())).toList();
         return new Inbox(awaited, all);
@@ -212,10 +212,6 @@ final class StepRunner {
                 .filter(signal -> signal.name().equals(claimed.awaits()))
                 .map(SignalRow::id)
                 .toList();
-    }
-
-    private Signal signal(SignalRow row) {
-        return new Signal(row.id(), row.name(), row.payloadJson(), row.dedupKey(), row.createdAt(), codec);
     }
 
     /**
