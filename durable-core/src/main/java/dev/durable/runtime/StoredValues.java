@@ -3,7 +3,6 @@ package dev.durable.runtime;
 import dev.durable.UnstorableValueException;
 import dev.durable.json.JsonCodec;
 import dev.durable.json.JsonCodecException;
-import dev.durable.json.NulCharacters;
 import dev.durable.machine.MachineDefinition;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;

@@ -1,4 +1,4 @@
-package dev.durable.json;
+package dev.durable.runtime;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The text is JSON a codec wrote, so it is well formed; the scan keeps only the path to the current value.
  */
-public final class NulCharacters {
+final class NulCharacters {
 
     private static final String ESCAPE = "\\u0000";
 
@@ -19,7 +19,7 @@ public final class NulCharacters {
     }
 
     /** The path of the first value or key holding a NUL character, or {@code null} when there is none. */
-    public static @Nullable String find(String json) {
+    static @Nullable String find(String json) {
         if (!json.contains(ESCAPE)) {
             return null; // the common case: one scan for the escape, nothing else
         }

@@ -1,4 +1,4 @@
-package dev.durable.json;
+package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
