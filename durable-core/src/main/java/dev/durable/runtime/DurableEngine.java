@@ -300,9 +300,9 @@ public final class DurableEngine implements AutoCloseable {
 
     /**
      * Runs the reaper now, on the calling thread, and then the watch for stranded instances; returns how many
-     * claims it returned to runnable.
+     * claims it returned to runnable. A hook for tests, which reach it from this package (it is not API).
      */
-    public long reapNow() {
+    long reapNow() {
         long before = events.stats().reaped();
         reaper.reap();
         registry.watchStranded();
@@ -318,8 +318,8 @@ public final class DurableEngine implements AutoCloseable {
         return registry.stranded();
     }
 
-    /** Extends this node's leases now, on the calling thread. */
-    public void heartbeatNow() {
+    /** Extends this node's leases now, on the calling thread. A hook for tests, like {@link #reapNow()}. */
+    void heartbeatNow() {
         heartbeat.beat();
     }
 

@@ -8,6 +8,7 @@ import dev.durable.SignalResult;
 import dev.durable.boot.actuate.DurableMetrics;
 import dev.durable.boot.autoconfigure.TestDatabase;
 import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.EngineTestHooks;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -83,7 +84,7 @@ class MetricsTests extends IntegrationTest {
             TestDatabase.jdbc().update("UPDATE " + TestDatabase.SCHEMA + ".durable_instance"
                     + " SET lease_expires_at = now() - interval '1 second' WHERE id = ? AND status = 'executing'"
                     + " AND attempt = 0", id);
-            return engine.reapNow() > 0;
+            return EngineTestHooks.reapNow(engine) > 0;
         });
         Blocker.release(id).countDown();
 
@@ -99,7 +100,7 @@ class MetricsTests extends IntegrationTest {
     void strandedInstancesAreAGaugeByMachineAndVersion() {
         TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
                 + " (machine, machine_version, step, state, queue) VALUES ('workflow', 99, 'start', '{}', 'default')");
-        engine.reapNow();
+        EngineTestHooks.reapNow(engine);
         metrics.refresh();
 
         assertThat(registry.get("durable.instances.stranded").tags("machine", "workflow", "version", "99").gauge()
@@ -107,7 +108,7 @@ class MetricsTests extends IntegrationTest {
 
         TestDatabase.jdbc().update("DELETE FROM " + TestDatabase.SCHEMA + ".durable_instance"
                 + " WHERE machine_version = 99");
-        engine.reapNow();
+        EngineTestHooks.reapNow(engine);
         metrics.refresh();
 
         assertThat(registry.find("durable.instances.stranded").gauges()).isEmpty();
