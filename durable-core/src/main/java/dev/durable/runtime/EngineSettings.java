@@ -12,55 +12,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Everything the engine can be told, in one immutable object with the defaults below, checked in one place
- * ({@link Builder#build()}). The Spring Boot starter maps {@code durable.*} properties onto it.
- *
- * @param nodeName             this node's stable name (default: the host name); node ids add a per-engine suffix
- * @param schema               the PostgreSQL schema of durable's tables
- * @param leaseTtl             how long a claim lives without a heartbeat
- * @param heartbeatInterval    how often this node extends the leases of its running steps; at most a third of
- *                             the lease, so two missed beats do not lose it
- * @param pollInterval         how often each queue looks for work inserted by other nodes (local starts and
- *                             signals wake it at once)
- * @param reaperInterval       how often expired leases are returned to runnable
- * @param reaperBatchSize      the most rows one reaper statement returns
- * @param shutdownGracePeriod  how long a stopping node lets running steps finish before interrupting them and
- *                             releasing their rows
- * @param queues               the queues this node works, by name
- * @param stepTimeout          how long any step may run before it is interrupted; {@code null} for no limit
- *                             (machines and steps may set their own)
- * @param zombieGracePeriod    how long an interrupted step may take to end before it counts as a zombie
- * @param maxZombies           past this many zombies the node reports itself down (0: never)
- * @param virtualThreads       whether steps run on virtual threads (ignored, with a warning, before Java 21)
- * @param outcomeRetryTimeout  how long the outcome of a finished step is retried while the database cannot be
- *                             reached, before the step is left to the reaper
- * @param maxRetryBackoff      the longest pause between attempts of the node's background work while the
- *                             database cannot be reached
- * @param batchWindow          how long an outcome's commit (or a pick) may be held back so that the outcomes of
- *                             other steps still running (or slots about to free) join the same transaction (or
- *                             pick); never applies when nothing else is running, so an idle node pays no latency;
- *                             {@code 0} turns it off
- * @param inlineNextSteps      whether a step returning {@code next} runs the next step at once on the claim it
- *                             already holds (its outcome still commits first), instead of handing the row back to
- *                             the queue; saves a pick per step of a chain
+ * ({@link Builder#build()}): the only way to make one is {@link #builder()} (or {@link #toBuilder()} of another), so
+ * every instance has passed that check. The Spring Boot starter maps {@code durable.*} properties onto it.
  */
-public record EngineSettings(
-        String nodeName,
-        String schema,
-        Duration leaseTtl,
-        Duration heartbeatInterval,
-        Duration pollInterval,
-        Duration reaperInterval,
-        int reaperBatchSize,
-        Duration shutdownGracePeriod,
-        Map<String, QueueSettings> queues,
-        @Nullable Duration stepTimeout,
-        Duration zombieGracePeriod,
-        int maxZombies,
-        boolean virtualThreads,
-        Duration outcomeRetryTimeout,
-        Duration maxRetryBackoff,
-        Duration batchWindow,
-        boolean inlineNextSteps) {
+public final class EngineSettings {
 
     public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(60);
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(20);
@@ -78,8 +33,42 @@ public record EngineSettings(
 
     private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
-    public EngineSettings {
-        queues = Map.copyOf(queues);
+    private final String nodeName;
+    private final String schema;
+    private final Duration leaseTtl;
+    private final Duration heartbeatInterval;
+    private final Duration pollInterval;
+    private final Duration reaperInterval;
+    private final int reaperBatchSize;
+    private final Duration shutdownGracePeriod;
+    private final Map<String, QueueSettings> queues;
+    private final @Nullable Duration stepTimeout;
+    private final Duration zombieGracePeriod;
+    private final int maxZombies;
+    private final boolean virtualThreads;
+    private final Duration outcomeRetryTimeout;
+    private final Duration maxRetryBackoff;
+    private final Duration batchWindow;
+    private final boolean inlineNextSteps;
+
+    private EngineSettings(Builder builder, String nodeName) {
+        this.nodeName = nodeName;
+        this.schema = builder.schema;
+        this.leaseTtl = builder.leaseTtl;
+        this.heartbeatInterval = builder.heartbeatInterval;
+        this.pollInterval = builder.pollInterval;
+        this.reaperInterval = builder.reaperInterval;
+        this.reaperBatchSize = builder.reaperBatchSize;
+        this.shutdownGracePeriod = builder.shutdownGracePeriod;
+        this.queues = Map.copyOf(builder.queues);
+        this.stepTimeout = builder.stepTimeout;
+        this.zombieGracePeriod = builder.zombieGracePeriod;
+        this.maxZombies = builder.maxZombies;
+        this.virtualThreads = builder.virtualThreads;
+        this.outcomeRetryTimeout = builder.outcomeRetryTimeout;
+        this.maxRetryBackoff = builder.maxRetryBackoff;
+        this.batchWindow = builder.batchWindow;
+        this.inlineNextSteps = builder.inlineNextSteps;
     }
 
     public static Builder builder() {
@@ -113,9 +102,151 @@ public record EngineSettings(
         return builder;
     }
 
+    /** This node's stable name (default: the host name); node ids add a per-engine suffix. */
+    public String nodeName() {
+        return nodeName;
+    }
+
+    /** The PostgreSQL schema of durable's tables. */
+    public String schema() {
+        return schema;
+    }
+
+    /** How long a claim lives without a heartbeat. */
+    public Duration leaseTtl() {
+        return leaseTtl;
+    }
+
+    /**
+     * How often this node extends the leases of its running steps; at most a third of the lease, so two missed beats do
+     * not lose it.
+     */
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    /** How often each queue looks for work inserted by other nodes (local starts and signals wake it at once). */
+    public Duration pollInterval() {
+        return pollInterval;
+    }
+
+    /** How often expired leases are returned to runnable. */
+    public Duration reaperInterval() {
+        return reaperInterval;
+    }
+
+    /** The most rows one reaper statement returns. */
+    public int reaperBatchSize() {
+        return reaperBatchSize;
+    }
+
+    /** How long a stopping node lets running steps finish before interrupting them and releasing their rows. */
+    public Duration shutdownGracePeriod() {
+        return shutdownGracePeriod;
+    }
+
+    /** The queues this node works, by name. */
+    public Map<String, QueueSettings> queues() {
+        return queues;
+    }
+
+    /**
+     * How long any step may run before it is interrupted; {@code null} for no limit (machines and steps may set their
+     * own).
+     */
+    public @Nullable Duration stepTimeout() {
+        return stepTimeout;
+    }
+
+    /** How long an interrupted step may take to end before it counts as a zombie. */
+    public Duration zombieGracePeriod() {
+        return zombieGracePeriod;
+    }
+
+    /** Past this many zombies the node reports itself down (0: never). */
+    public int maxZombies() {
+        return maxZombies;
+    }
+
+    /** Whether steps run on virtual threads (ignored, with a warning, before Java 21). */
+    public boolean virtualThreads() {
+        return virtualThreads;
+    }
+
+    /**
+     * How long the outcome of a finished step is retried while the database cannot be reached, before the step is left
+     * to the reaper.
+     */
+    public Duration outcomeRetryTimeout() {
+        return outcomeRetryTimeout;
+    }
+
+    /** The longest pause between attempts of the node's background work while the database cannot be reached. */
+    public Duration maxRetryBackoff() {
+        return maxRetryBackoff;
+    }
+
+    /**
+     * How long an outcome's commit (or a pick) may be held back so that the outcomes of other steps still running (or
+     * slots about to free) join the same transaction (or pick); never applies when nothing else is running, so an idle
+     * node pays no latency; {@code 0} turns it off.
+     */
+    public Duration batchWindow() {
+        return batchWindow;
+    }
+
+    /**
+     * Whether a step returning {@code next} runs the next step at once on the claim it already holds (its outcome still
+     * commits first), instead of handing the row back to the queue; saves a pick per step of a chain.
+     */
+    public boolean inlineNextSteps() {
+        return inlineNextSteps;
+    }
+
     /** The settings of {@code queue}, or {@code null} if this node is not configured for it. */
     public @Nullable QueueSettings queue(String queue) {
         return queues.get(queue);
+    }
+
+    @Override
+    public boolean equals(@Nullable Object other) {
+        return other instanceof EngineSettings that
+                && Objects.equals(nodeName, that.nodeName)
+                && Objects.equals(schema, that.schema)
+                && Objects.equals(leaseTtl, that.leaseTtl)
+                && Objects.equals(heartbeatInterval, that.heartbeatInterval)
+                && Objects.equals(pollInterval, that.pollInterval)
+                && Objects.equals(reaperInterval, that.reaperInterval)
+                && reaperBatchSize == that.reaperBatchSize
+                && Objects.equals(shutdownGracePeriod, that.shutdownGracePeriod)
+                && Objects.equals(queues, that.queues)
+                && Objects.equals(stepTimeout, that.stepTimeout)
+                && Objects.equals(zombieGracePeriod, that.zombieGracePeriod)
+                && maxZombies == that.maxZombies
+                && virtualThreads == that.virtualThreads
+                && Objects.equals(outcomeRetryTimeout, that.outcomeRetryTimeout)
+                && Objects.equals(maxRetryBackoff, that.maxRetryBackoff)
+                && Objects.equals(batchWindow, that.batchWindow)
+                && inlineNextSteps == that.inlineNextSteps;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(nodeName, schema, leaseTtl, heartbeatInterval, pollInterval, reaperInterval,
+                reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
+                virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps);
+    }
+
+    @Override
+    public String toString() {
+        return "EngineSettings[nodeName=" + nodeName + ", schema=" + schema + ", leaseTtl=" + leaseTtl
+                + ", heartbeatInterval=" + heartbeatInterval + ", pollInterval=" + pollInterval
+                + ", reaperInterval=" + reaperInterval + ", reaperBatchSize=" + reaperBatchSize
+                + ", shutdownGracePeriod=" + shutdownGracePeriod + ", queues=" + queues + ", stepTimeout=" + stepTimeout
+                + ", zombieGracePeriod=" + zombieGracePeriod + ", maxZombies=" + maxZombies
+                + ", virtualThreads=" + virtualThreads + ", outcomeRetryTimeout=" + outcomeRetryTimeout
+                + ", maxRetryBackoff=" + maxRetryBackoff + ", batchWindow=" + batchWindow
+                + ", inlineNextSteps=" + inlineNextSteps + "]";
     }
 
     /** A best-effort host name usable as a node name. */
@@ -300,9 +431,7 @@ public record EngineSettings(
                             "must be at least 1, was " + queue.batchSize());
                 }
             });
-            return new EngineSettings(node, schema, leaseTtl, heartbeatInterval, pollInterval, reaperInterval,
-                    reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
-                    virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps);
+            return new EngineSettings(this, node);
         }
 
         private static void positive(String setting, @Nullable Duration value) {
