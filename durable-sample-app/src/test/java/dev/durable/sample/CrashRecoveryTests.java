@@ -39,6 +39,10 @@ class CrashRecoveryTests {
         int firstPort = freePort();
         long order;
         try (ChildJvm first = start(data, firstPort)) {
+            // Each run says whether its database commits durably (a killed app must not be the only honest part).
+            assertThat(first.awaitLineContaining("durably", Duration.ofSeconds(30)))
+                    .contains("INFO").contains("PostgreSQL commits durably")
+                    .contains("fsync=on, synchronous_commit=on, full_page_writes=on");
             SampleHttp http = new SampleHttp(firstPort);
             order = http.placeOrder(42);
             await().atMost(Duration.ofSeconds(30)).until(() -> http.status(order).equals("awaiting_signal"));
@@ -49,6 +53,9 @@ class CrashRecoveryTests {
 
         int secondPort = freePort();
         try (ChildJvm second = start(data, secondPort)) {
+            // The second run adopts the server the first left running: still durable.
+            assertThat(second.awaitLineContaining("durably", Duration.ofSeconds(30)))
+                    .contains("PostgreSQL commits durably");
             SampleHttp http = new SampleHttp(secondPort);
             assertThat(http.status(order)).isEqualTo("awaiting_signal");
             assertThat(http.pay(order, "evt-after-crash").status()).isEqualTo(202);
