@@ -1,8 +1,8 @@
 package dev.durable.sample.database;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.ApplicationArguments;
@@ -27,7 +27,7 @@ class DurabilityCheck implements ApplicationRunner {
 
     private static final Logger log = LoggerFactory.getLogger(DurabilityCheck.class);
 
-    /** The settings, in the order they are reported. */
+    /** The settings, in the order they are reported in. */
     private static final List<String> NAMES = List.of("fsync", "synchronous_commit", "full_page_writes");
 
     private static final String SETTINGS = """
@@ -49,13 +49,12 @@ class DurabilityCheck implements ApplicationRunner {
 
     /** Reads the settings, logs the verdict and returns the settings that are not durable (empty if none). */
     List<String> check() {
-        Map<String, String> settings = new LinkedHashMap<>();
-        NAMES.forEach(name -> settings.put(name, "unknown")); // in this order, whatever the query's
-        jdbc.sql(SETTINGS).query((row, n) -> Map.entry(row.getString("name"), row.getString("setting"))).list()
-                .forEach(setting -> settings.put(setting.getKey(), setting.getValue()));
+        Map<String, String> settings = jdbc.sql(SETTINGS)
+                .query((row, n) -> Map.entry(row.getString("name"), row.getString("setting"))).list().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
         List<String> weak = notDurable(settings);
         if (weak.isEmpty()) {
-            log.info("{} ({})", DURABLE, describe(settings));
+            log.info("{} ({})", DURABLE, String.join(", ", NAMES.stream().map(name -> show(name, settings)).toList()));
         } else {
             log.warn("PostgreSQL does not commit durably: {}. A crash of the database server or its machine may lose "
                     + "transitions it reported committed, or corrupt the data; run it with fsync=on, "
@@ -71,18 +70,14 @@ class DurabilityCheck implements ApplicationRunner {
      */
     static List<String> notDurable(Map<String, String> settings) {
         return NAMES.stream()
-                .filter(name -> {
-                    String value = settings.get(name);
-                    if (name.equals("synchronous_commit")) {
-                        return value == null || value.equals("off") || value.equals("unknown");
-                    }
-                    return !"on".equals(value);
-                })
-                .map(name -> name + "=" + settings.getOrDefault(name, "unknown"))
+                .filter(name -> name.equals("synchronous_commit")
+                        ? !settings.containsKey(name) || settings.get(name).equals("off")
+                        : !"on".equals(settings.get(name)))
+                .map(name -> show(name, settings))
                 .toList();
     }
 
-    private static String describe(Map<String, String> settings) {
-        return String.join(", ", settings.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+    private static String show(String name, Map<String, String> settings) {
+        return name + "=" + settings.getOrDefault(name, "unknown");
     }
 }
