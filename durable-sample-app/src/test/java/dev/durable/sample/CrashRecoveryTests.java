@@ -113,7 +113,8 @@ class CrashRecoveryTests {
         if (action == null) {
             return http.get("/actuator/durable").json().path("queues").path("orders");
         }
-        SampleHttp.Response response = http.post("/actuator/durable/queues/orders", "{\"action\":\"" + action + "\"}");
+        SampleHttp.Response response = http.post("/actuator/durable",
+                "{\"queue\":\"orders\",\"action\":\"" + action + "\"}");
         assertThat(response.status()).as("%s the queue: %s", action, response.json()).isEqualTo(200);
         return response.json();
     }
