@@ -49,14 +49,18 @@ class DurablePropertiesTest {
     @Test
     void theConfigurationMetadataDefaultsAreTheEngineDefaults() throws Exception {
         // What an IDE shows as the defaults, read from the metadata the build generates (with the hand-written
-        // additions merged in): configured explicitly, they must give exactly the engine's default settings.
+        // additions merged in: the Duration defaults, which the processor cannot read from the engine's constants):
+        // configured explicitly, they must give exactly the engine's default settings.
         Path file = Path.of("target/classes/META-INF/spring-configuration-metadata.json");
         assertThat(file).as("the metadata the build generates").exists();
         JsonNode metadata = JsonMapper.builder().build().readTree(file.toFile());
         Map<String, JsonNode> properties = new TreeMap<>();
         metadata.path("properties").forEach(property -> properties.put(property.path("name").asString(), property));
 
-        assertThat(properties).containsKeys("durable.queues.default.concurrency", "durable.queues.default.batch-size");
+        // The default queue's entries and its key hint are written by hand: they name the engine's default queue.
+        String defaultQueue = "durable.queues." + EngineSettings.DEFAULT_QUEUE;
+        assertThat(properties).containsKeys(defaultQueue + ".concurrency", defaultQueue + ".batch-size");
+        assertThat(metadata.path("hints").findValuesAsString("value")).contains(EngineSettings.DEFAULT_QUEUE);
         Map<String, String> defaults = new TreeMap<>();
         properties.forEach((name, property) -> {
             if (name.startsWith("durable.") && !property.path("defaultValue").isMissingNode()) {
