@@ -17,7 +17,7 @@ import org.springframework.test.context.DynamicPropertySource;
                 "management.endpoint.health.show-details=always",
                 "management.endpoint.durable.access=unrestricted",
                 "durable.queues.slow.concurrency=4",
-                // GracefulShutdownTests' queue: its own application must be the only one to take that work.
+                // GracefulShutdownTest' queue: its own application must be the only one to take that work.
                 "durable.queues.shutdown.concurrency=0",
                 "durable.metrics.queue-depth-refresh-interval=200ms"})
 abstract class IntegrationTest {

@@ -7,7 +7,7 @@ import dev.durable.boot.Step;
 
 /**
  * {@link Blocker}'s step on a queue of its own, {@code shutdown}, which only the application of
- * {@link GracefulShutdownTests} runs: the shared integration-test application (cached, still polling in the same
+ * {@link GracefulShutdownTest} runs: the shared integration-test application (cached, still polling in the same
  * JVM) has it at concurrency 0, so it can never take the steps whose drain that test watches.
  */
 @DurableMachine(name = "shutdown-blocker", queue = "shutdown")

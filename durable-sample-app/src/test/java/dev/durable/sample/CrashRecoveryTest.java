@@ -22,7 +22,7 @@ import tools.jackson.databind.JsonNode;
  * pid file) while an order waits for its payment and a load of orders is on its way; started again on the same data,
  * it takes the payment and completes the order, and pays and completes the load.
  */
-class CrashRecoveryTests {
+class CrashRecoveryTest {
 
     private static final int LOAD = 20;
 

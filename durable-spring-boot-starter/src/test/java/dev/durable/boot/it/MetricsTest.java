@@ -19,7 +19,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 
 /** The engine's meters exist with their tags and move with what the engine does. */
-class MetricsTests extends IntegrationTest {
+class MetricsTest extends IntegrationTest {
 
     @Autowired
     DurableClient durable;

@@ -23,7 +23,7 @@ import org.springframework.beans.factory.annotation.Value;
 import tools.jackson.databind.JsonNode;
 
 /** An annotated machine driven through every outcome in a running web application, observed over HTTP. */
-class DurableApplicationTests extends IntegrationTest {
+class DurableApplicationTest extends IntegrationTest {
 
     @Autowired
     DurableClient durable;

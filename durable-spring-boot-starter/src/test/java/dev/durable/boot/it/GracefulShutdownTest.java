@@ -16,7 +16,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /** Closing the application drains the engine: running steps finish within the grace period, the rest are released. */
-class GracefulShutdownTests {
+class GracefulShutdownTest {
 
     private static final Duration GRACE = Duration.ofSeconds(2);
 
