@@ -48,9 +48,14 @@ public final class TestDatabase {
         return DATABASE.jdbc();
     }
 
-    /** Empties durable's tables (see {@link dev.durable.test.postgres.TestDatabase#clean()}). */
+    /**
+     * Empties the instance and signal tables, keeping the node tables: applications of earlier test classes, cached
+     * by Spring's test framework, go on running in this JVM, and their nodes stay registered (see
+     * {@link dev.durable.test.postgres.TestDatabase#cleanKeepingNodes()}). A context that stops removes its node
+     * itself.
+     */
     public static void clean() {
-        DATABASE.clean();
+        DATABASE.cleanKeepingNodes();
     }
 
     public static int count() {

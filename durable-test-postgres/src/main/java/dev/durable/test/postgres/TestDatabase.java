@@ -33,14 +33,15 @@ public final class TestDatabase {
 
     private final String schema;
     private final Consumer<DataSource> migration;
-    private final String truncate;
+    private final String truncateAll;
+    private final String truncateInstances;
     private boolean migrated;
 
     private TestDatabase(String schema, Consumer<DataSource> migration) {
         this.schema = schema;
         this.migration = migration;
-        this.truncate = "TRUNCATE " + String.join(", ", TABLES.stream().map(this::table).toList())
-                + " RESTART IDENTITY";
+        this.truncateAll = truncate(TABLES);
+        this.truncateInstances = truncate(TABLES.subList(0, 2));
     }
 
     /**
@@ -89,16 +90,17 @@ public final class TestDatabase {
      * tables first) is retried.
      */
     public void clean() {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                jdbc().execute(truncate);
-                return;
-            } catch (PessimisticLockingFailureException e) {
-                if (attempt == CLEAN_ATTEMPTS) {
-                    throw e;
-                }
-            }
-        }
+        execute(truncateAll);
+    }
+
+    /**
+     * Empties the instance and signal tables, keeping the node tables: for tests among which an application keeps
+     * running (a Spring test context is cached across test classes). Its node stays registered, where emptying
+     * {@code durable_node} would have other nodes, and itself, read its machines' instances as stranded until its
+     * next heartbeat. Locks and retries as {@link #clean()}.
+     */
+    public void cleanKeepingNodes() {
+        execute(truncateInstances);
     }
 
     /** How many instances there are. */
@@ -129,5 +131,22 @@ public final class TestDatabase {
     public List<Map<String, Object>> signals(long instanceId) {
         return jdbc().queryForList("SELECT id, name, payload::text AS payload, dedup_key FROM "
                 + table("durable_signal") + " WHERE instance_id = ? ORDER BY id", instanceId);
+    }
+
+    private String truncate(List<String> tables) {
+        return "TRUNCATE " + String.join(", ", tables.stream().map(this::table).toList()) + " RESTART IDENTITY";
+    }
+
+    private void execute(String truncate) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                jdbc().execute(truncate);
+                return;
+            } catch (PessimisticLockingFailureException e) {
+                if (attempt == CLEAN_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
     }
 }

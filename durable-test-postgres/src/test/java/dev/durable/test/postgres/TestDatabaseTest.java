@@ -52,6 +52,23 @@ class TestDatabaseTest {
     }
 
     @Test
+    void cleanKeepingNodesEmptiesTheInstanceTablesAndLeavesTheNodesRegistered() {
+        JdbcTemplate jdbc = DATABASE.jdbc();
+        long first = insertInstance(jdbc);
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_signal (instance_id) VALUES (?)", first);
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_node (id) VALUES ('n-1')");
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_node_machine (node_id) VALUES ('n-1')");
+
+        DATABASE.cleanKeepingNodes();
+
+        assertThat(DATABASE.count()).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_signal", Integer.class)).isZero();
+        assertThat(jdbc.queryForList("SELECT node_id FROM " + SCHEMA + ".durable_node_machine", String.class))
+                .containsExactly("n-1");
+        assertThat(insertInstance(jdbc)).isEqualTo(1);
+    }
+
+    @Test
     void theSchemaIsMigratedOncePerJvmWhoeverAsksForIt() {
         DATABASE.dataSource();
         TestDatabase again = TestDatabase.of(SCHEMA, dataSource -> {
