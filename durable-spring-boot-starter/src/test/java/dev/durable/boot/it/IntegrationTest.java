@@ -2,6 +2,7 @@ package dev.durable.boot.it;
 
 import dev.durable.boot.autoconfigure.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -30,9 +31,12 @@ abstract class IntegrationTest {
         }
     }
 
+    @Autowired
+    StepGate gate;
+
     @BeforeEach
     void cleanDatabase() {
         TestDatabase.clean();
-        Blocker.reset();
+        gate.reset();
     }
 }

@@ -76,7 +76,7 @@ class MetricsTest extends IntegrationTest {
         double reaped = registry.get("durable.reaped").functionCounter().count();
         double fenced = outcomes("fenced");
         long id = durable.start(Blocker.class, "fence-me").id();
-        assertThat(Blocker.started(id).await(20, TimeUnit.SECONDS)).isTrue();
+        gate.awaitEntered(id);
 
         // The claim's lease runs out (as if this node had stalled) and the reaper takes the row back.
         await().atMost(Duration.ofSeconds(20)).until(() -> {
@@ -85,7 +85,7 @@ class MetricsTest extends IntegrationTest {
                     + " AND attempt = 0", id);
             return engine.reapNow() > 0;
         });
-        Blocker.release(id).countDown();
+        gate.open(id);
 
         await().atMost(Duration.ofSeconds(20)).until(() -> outcomes("fenced") > fenced);
         assertThat(registry.get("durable.reaped").functionCounter().count()).isGreaterThan(reaped);
