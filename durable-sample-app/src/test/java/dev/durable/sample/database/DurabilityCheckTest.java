@@ -14,7 +14,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /** The startup check of whether the database commits durably. */
 @ExtendWith(OutputCaptureExtension.class)
-class DurabilityCheckTests {
+class DurabilityCheckTest {
 
     @Test
     void sessionsWithSynchronousCommitOffAreReportedAsNotDurable(CapturedOutput output) {
