@@ -135,7 +135,8 @@ public final class DurableEngine implements AutoCloseable {
     }
 
     /**
-     * Starts polling, heartbeats and reaping. Does not touch the database itself, so it never fails for it. A
+     * Starts polling, heartbeats and reaping, and registers the node in {@code durable_node} (a failure to register
+     * is logged and retried by the heartbeat), so it never fails for the database. A
      * stopped engine can be started again (a Spring context that is stopped and restarted, or paused between test
      * classes, does so); a closed one cannot.
      *

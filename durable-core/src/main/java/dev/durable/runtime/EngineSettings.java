@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class EngineSettings {
 
+    public static final String DEFAULT_SCHEMA = DurableSchema.DEFAULT_NAME;
     public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(60);
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(20);
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
@@ -28,6 +29,7 @@ public final class EngineSettings {
     public static final Duration DEFAULT_OUTCOME_RETRY_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration DEFAULT_MAX_RETRY_BACKOFF = Duration.ofSeconds(5);
     public static final Duration DEFAULT_BATCH_WINDOW = Duration.ofMillis(2);
+    public static final boolean DEFAULT_INLINE_NEXT_STEPS = false;
     /** The queue every node works unless configured otherwise. */
     public static final String DEFAULT_QUEUE = MachineDefinition.DEFAULT_QUEUE;
 
@@ -267,7 +269,7 @@ public final class EngineSettings {
     public static final class Builder {
 
         private @Nullable String nodeName;
-        private String schema = DurableSchema.DEFAULT_NAME;
+        private String schema = DEFAULT_SCHEMA;
         private Duration leaseTtl = DEFAULT_LEASE_TTL;
         private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
@@ -282,7 +284,7 @@ public final class EngineSettings {
         private Duration outcomeRetryTimeout = DEFAULT_OUTCOME_RETRY_TIMEOUT;
         private Duration maxRetryBackoff = DEFAULT_MAX_RETRY_BACKOFF;
         private Duration batchWindow = DEFAULT_BATCH_WINDOW;
-        private boolean inlineNextSteps;
+        private boolean inlineNextSteps = DEFAULT_INLINE_NEXT_STEPS;
 
         private Builder() {
         }

@@ -12,8 +12,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A slot is in one of three states: running (user code, or about to), committing (its outcome is with the
  * committer) or free. The poller reads two figures: how many are free (a pick claims at most that many) and how
  * many are committing (they are about to free together, so a pick may wait a moment for them, see
- * {@link QueuePoller}). Released slots wake the poller only when a pick is worth making: when the last committing
- * slot is back or a whole batch is free, so a flush that ends a hundred steps wakes it once, not a hundred times.
+ * {@link QueuePoller}). A released slot wakes the poller when it is the first free one (the poller may be asleep
+ * with every slot taken; woken, it waits up to the batch window for the slots still committing), when the last
+ * committing slot is back, or when a whole batch is free; the releases in between need no wake, so a flush that
+ * ends a hundred steps wakes the poller a few times, not a hundred.
  */
 final class QueueSlots {
 
@@ -93,7 +95,7 @@ final class QueueSlots {
             }
             int freeNow = free.incrementAndGet();
             int stillCommitting = wasCommitting ? committing.decrementAndGet() : committing.get();
-            if (stillCommitting == 0 || freeNow >= batchSize || !wasCommitting) {
+            if (freeNow == 1 || stillCommitting == 0 || freeNow >= batchSize || !wasCommitting) {
                 wakePoller.run();
             }
         }

@@ -44,7 +44,7 @@ class QueueSlotsTest {
     }
 
     @Test
-    void releasesWakeThePollerWhenTheLastCommittingSlotIsBackOrABatchIsFree() {
+    void releasesWakeThePollerForTheFirstFreeSlotTheLastCommittingOneAndAFullBatch() {
         List<QueueSlots.Slot> taken = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             QueueSlots.Slot slot = slots.take();
@@ -52,13 +52,14 @@ class QueueSlotsTest {
             taken.add(slot);
         }
 
-        taken.get(0).release(); // 1 free, 3 committing: no pick worth making yet
-        taken.get(1).release(); // 2 free
-        assertThat(wakes).hasValue(0);
-        taken.get(2).release(); // 3 free: a batch
+        taken.get(0).release(); // the first free slot: the poller, asleep with every slot taken, must hear of it
         assertThat(wakes).hasValue(1);
-        taken.get(3).release(); // the last committing one
+        taken.get(1).release(); // 2 free, 2 committing: the woken poller is already gathering them
+        assertThat(wakes).hasValue(1);
+        taken.get(2).release(); // 3 free: a batch
         assertThat(wakes).hasValue(2);
+        taken.get(3).release(); // the last committing one
+        assertThat(wakes).hasValue(3);
     }
 
     @Test

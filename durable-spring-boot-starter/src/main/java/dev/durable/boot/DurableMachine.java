@@ -1,5 +1,6 @@
 package dev.durable.boot;
 
+import dev.durable.machine.MachineDefinition;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -40,8 +41,11 @@ public @interface DurableMachine {
     /** The machine's version; versions start at 1. */
     int version() default 1;
 
-    /** The queue the machine's instances run on; it must be configured ({@code durable.queues.<name>}). */
-    String queue() default "default";
+    /**
+     * The queue the machine's instances run on; it must be configured ({@code durable.queues.<name>}). Default:
+     * the engine's default queue, which every node works unless configured otherwise.
+     */
+    String queue() default MachineDefinition.DEFAULT_QUEUE;
 
     /**
      * How long each step may run before it is interrupted and handled as a failure, e.g. {@code "30s"} or

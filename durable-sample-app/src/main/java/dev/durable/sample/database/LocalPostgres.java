@@ -23,6 +23,9 @@ import org.slf4j.LoggerFactory;
  * <p>The server is a process of its own: when the application is killed ({@code kill -9}) it keeps running. The
  * next start finds it through its {@code postmaster.pid} and uses it (and stops it on a graceful shutdown) instead
  * of starting a second server on the same data.
+ *
+ * <p>It runs with PostgreSQL's durable defaults ({@code fsync}, {@code synchronous_commit} and
+ * {@code full_page_writes} on), not the embedded library's fast, unsafe ones.
  */
 final class LocalPostgres implements AutoCloseable {
 
@@ -50,11 +53,17 @@ final class LocalPostgres implements AutoCloseable {
         if (port == 0 || !isFree(port)) {
             port = freePort();
         }
+        // The embedded library is made for throw-away test databases: it starts the server with -F (fsync off) and
+        // synchronous_commit=off. This server holds the sample's orders across crashes, so it runs with the
+        // server's durable defaults instead (a -c given after -F wins). DurabilityCheck reports what is in effect.
         EmbeddedPostgres postgres = EmbeddedPostgres.builder()
                 .setDataDirectory(data)
                 .setCleanDataDirectory(false)
                 .setPort(port)
                 .setRegisterShutdownHook(false)
+                .setServerConfig("fsync", "on")
+                .setServerConfig("synchronous_commit", "on")
+                .setServerConfig("full_page_writes", "on")
                 .start();
         Files.writeString(portFile, Integer.toString(port), StandardCharsets.UTF_8);
         log.info("Started PostgreSQL on port {} with its data in {}", port, data);

@@ -16,8 +16,11 @@ import org.slf4j.LoggerFactory;
  * through a flaky carrier, done. Each step's new state is committed before the next runs, so an order survives any
  * crash of the application; failing steps are retried with exponential backoff by {@link #onError}.
  */
-@DurableMachine(name = "order", version = 1, queue = "orders", stepTimeout = "30s")
+@DurableMachine(name = OrderWorkflow.NAME, version = 1, queue = "orders", stepTimeout = "30s")
 public class OrderWorkflow {
+
+    /** The machine's name, as instances record it. */
+    public static final String NAME = "order";
 
     /** The signal the payment webhook sends. */
     public static final String PAYMENT = "payment";

@@ -97,7 +97,10 @@ public class DurableEndpoint {
         for (String name : names) {
             queues.put(name, describe(summaries.get(name), local.get(name)));
         }
-        return new DurableDescriptor(node, machines, queues, summaryError);
+        List<StrandedDescriptor> stranded = engine.stranded().stream()
+                .map(s -> new StrandedDescriptor(s.machine(), s.version(), s.waiting(), s.since()))
+                .toList();
+        return new DurableDescriptor(node, machines, queues, summaryError, stranded);
     }
 
     @ReadOperation
@@ -206,9 +209,24 @@ public class DurableEndpoint {
         return state.name().toLowerCase(Locale.ROOT);
     }
 
-    /** What {@code GET /actuator/durable} answers. */
+    /**
+     * What {@code GET /actuator/durable} answers.
+     *
+     * @param stranded runnable instances of machine versions no live node runs, as this node's last reaper run
+     *                 found them (empty when there are none)
+     */
     public record DurableDescriptor(NodeDescriptor node, List<MachineDescriptor> machines,
-            Map<String, QueueDescriptor> queues, @Nullable String queuesError) implements OperationResponseBody {
+            Map<String, QueueDescriptor> queues, @Nullable String queuesError, List<StrandedDescriptor> stranded)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * Instances of a machine version no live node runs: not picked, waiting for a node with that version.
+     *
+     * @param waiting how many are due
+     * @param since   when the longest-waiting became due
+     */
+    public record StrandedDescriptor(String machine, int version, long waiting, Instant since) {
     }
 
     /**

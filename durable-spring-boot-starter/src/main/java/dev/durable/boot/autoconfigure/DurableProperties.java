@@ -1,17 +1,27 @@
 package dev.durable.boot.autoconfigure;
 
+import dev.durable.runtime.EngineSettings;
+import dev.durable.runtime.QueueSettings;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * Configuration of durable, under {@code durable.*}. Immutable. The defaults are those of
- * {@link dev.durable.runtime.EngineSettings} and {@link dev.durable.runtime.QueueSettings} (a test holds them
- * equal); values are checked by the engine's settings when the engine is built, and an invalid one fails the
- * start naming its property.
+ * Configuration of durable, under {@code durable.*}. Immutable. Every default of an engine setting is the engine's
+ * own {@code DEFAULT_*} constant of {@link EngineSettings} and {@link QueueSettings}, never written here again;
+ * values are checked by the engine's settings when the engine is built, and an invalid one fails the start naming
+ * its property.
+ *
+ * <p>How the defaults reach the binder and the IDE: a number, a boolean or a name is a compile-time constant, so
+ * its {@link DefaultValue @DefaultValue} is the constant itself ({@code "" + CONSTANT}) and the configuration
+ * processor writes it to the metadata. A {@link Duration} constant is not, so such a property binds as
+ * {@code null} when unset and takes the constant here; the IDE learns its default from
+ * {@code META-INF/additional-spring-configuration-metadata.json}, which {@code DurablePropertiesTest} holds equal
+ * to the constants.
  */
 @ConfigurationProperties("durable")
 public final class DurableProperties {
@@ -98,34 +108,40 @@ public final class DurableProperties {
     private final Metrics metrics;
 
     public DurableProperties(@DefaultValue("true") boolean enabled, @Nullable String nodeName,
-            @DefaultValue("public") String schema, @DefaultValue("true") boolean initializeSchema,
-            @DefaultValue("60s") Duration leaseTtl, @DefaultValue("20s") Duration heartbeatInterval,
-            @DefaultValue("1s") Duration pollInterval, @DefaultValue("30s") Duration reaperInterval,
-            @DefaultValue("1000") int reaperBatchSize, @DefaultValue("30s") Duration shutdownGracePeriod,
-            @Nullable Map<String, Queue> queues, @Nullable Duration stepTimeout,
-            @DefaultValue("10s") Duration zombieGracePeriod, @DefaultValue("10") int maxZombies,
-            @DefaultValue("30s") Duration outcomeRetryTimeout, @DefaultValue("5s") Duration maxRetryBackoff,
-            @DefaultValue("2ms") Duration batchWindow, @DefaultValue("false") boolean inlineNextSteps,
+            @DefaultValue(EngineSettings.DEFAULT_SCHEMA) String schema, @DefaultValue("true") boolean initializeSchema,
+            @Nullable Duration leaseTtl, @Nullable Duration heartbeatInterval, @Nullable Duration pollInterval,
+            @Nullable Duration reaperInterval,
+            @DefaultValue("" + EngineSettings.DEFAULT_REAPER_BATCH_SIZE) int reaperBatchSize,
+            @Nullable Duration shutdownGracePeriod, @Nullable Map<String, Queue> queues,
+            @Nullable Duration stepTimeout, @Nullable Duration zombieGracePeriod,
+            @DefaultValue("" + EngineSettings.DEFAULT_MAX_ZOMBIES) int maxZombies,
+            @Nullable Duration outcomeRetryTimeout, @Nullable Duration maxRetryBackoff, @Nullable Duration batchWindow,
+            @DefaultValue("" + EngineSettings.DEFAULT_INLINE_NEXT_STEPS) boolean inlineNextSteps,
             @DefaultValue Metrics metrics) {
         this.enabled = enabled;
         this.nodeName = nodeName;
         this.schema = schema;
         this.initializeSchema = initializeSchema;
-        this.leaseTtl = leaseTtl;
-        this.heartbeatInterval = heartbeatInterval;
-        this.pollInterval = pollInterval;
-        this.reaperInterval = reaperInterval;
+        this.leaseTtl = orDefault(leaseTtl, EngineSettings.DEFAULT_LEASE_TTL);
+        this.heartbeatInterval = orDefault(heartbeatInterval, EngineSettings.DEFAULT_HEARTBEAT_INTERVAL);
+        this.pollInterval = orDefault(pollInterval, EngineSettings.DEFAULT_POLL_INTERVAL);
+        this.reaperInterval = orDefault(reaperInterval, EngineSettings.DEFAULT_REAPER_INTERVAL);
         this.reaperBatchSize = reaperBatchSize;
-        this.shutdownGracePeriod = shutdownGracePeriod;
+        this.shutdownGracePeriod = orDefault(shutdownGracePeriod, EngineSettings.DEFAULT_SHUTDOWN_GRACE_PERIOD);
         this.queues = queues == null ? Map.of() : new TreeMap<>(queues);
         this.stepTimeout = stepTimeout;
-        this.zombieGracePeriod = zombieGracePeriod;
+        this.zombieGracePeriod = orDefault(zombieGracePeriod, EngineSettings.DEFAULT_ZOMBIE_GRACE_PERIOD);
         this.maxZombies = maxZombies;
-        this.outcomeRetryTimeout = outcomeRetryTimeout;
-        this.maxRetryBackoff = maxRetryBackoff;
-        this.batchWindow = batchWindow;
+        this.outcomeRetryTimeout = orDefault(outcomeRetryTimeout, EngineSettings.DEFAULT_OUTCOME_RETRY_TIMEOUT);
+        this.maxRetryBackoff = orDefault(maxRetryBackoff, EngineSettings.DEFAULT_MAX_RETRY_BACKOFF);
+        this.batchWindow = orDefault(batchWindow, EngineSettings.DEFAULT_BATCH_WINDOW);
         this.inlineNextSteps = inlineNextSteps;
         this.metrics = metrics;
+    }
+
+    /** The configured duration, or the engine's default when the property is not set. */
+    private static Duration orDefault(@Nullable Duration configured, Duration engineDefault) {
+        return Objects.requireNonNullElse(configured, engineDefault);
     }
 
     public boolean isEnabled() {
@@ -213,7 +229,8 @@ public final class DurableProperties {
         /** The most rows one poll claims; a poll never claims more than the free slots. */
         private final int batchSize;
 
-        public Queue(@DefaultValue("10") int concurrency, @DefaultValue("50") int batchSize) {
+        public Queue(@DefaultValue("" + QueueSettings.DEFAULT_CONCURRENCY) int concurrency,
+                @DefaultValue("" + QueueSettings.DEFAULT_BATCH_SIZE) int batchSize) {
             this.concurrency = concurrency;
             this.batchSize = batchSize;
         }

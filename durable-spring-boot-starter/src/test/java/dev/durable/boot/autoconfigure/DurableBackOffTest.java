@@ -3,15 +3,11 @@ package dev.durable.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.DurableClient;
-import dev.durable.boot.actuate.DurableEndpoint;
-import dev.durable.boot.actuate.DurableEndpointWebExtension;
-import dev.durable.boot.actuate.DurableHealthIndicator;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.NodeState;
-import java.util.Set;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,7 +16,10 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Every bean of the auto-configurations backs off when the application defines its own. */
+/**
+ * Every bean of {@link DurableAutoConfiguration} backs off when the application defines its own (the beans of the
+ * metrics, health and endpoint auto-configurations back off in their own tests).
+ */
 class DurableBackOffTest {
 
     private final ApplicationContextRunner runner = AutoConfigurationRunner.create();
@@ -60,33 +59,6 @@ class DurableBackOffTest {
                     assertThat(context).hasSingleBean(MachineRegistry.class);
                     assertThat(context.getBean(DurableEngine.class).machines().all())
                             .extracting(MachineDefinition::describe).containsExactly("own v3");
-                });
-    }
-
-    @Test
-    void backsOffWhenTheApplicationDefinesItsOwnHealthIndicatorAndEndpoint() {
-        runner.withUserConfiguration(TestMachines.Greeter.class, UserActuatorConfiguration.class)
-                .withPropertyValues("management.endpoints.web.exposure.include=durable")
-                .run(context -> {
-                    assertThat(context).hasSingleBean(DurableHealthIndicator.class);
-                    assertThat(context.getBean(DurableHealthIndicator.class))
-                            .isSameAs(context.getBean("durableHealthIndicator"));
-                    assertThat(context).hasSingleBean(DurableEndpoint.class);
-                    assertThat(context.getBean(DurableEndpoint.class)).isSameAs(context.getBean("userEndpoint"));
-                });
-    }
-
-    @Test
-    void backsOffWhenTheApplicationDefinesItsOwnEndpointWebExtension() {
-        runner.withUserConfiguration(TestMachines.Greeter.class)
-                .withPropertyValues("management.endpoints.web.exposure.include=durable")
-                .withBean("userExtension", DurableEndpointWebExtension.class,
-                        () -> new DurableEndpointWebExtension(new DurableEndpoint(org.mockito.Mockito.mock(
-                                DurableEngine.class), org.springframework.boot.actuate.endpoint.Show.NEVER, Set.of())))
-                .run(context -> {
-                    assertThat(context).hasSingleBean(DurableEndpointWebExtension.class);
-                    assertThat(context.getBean(DurableEndpointWebExtension.class))
-                            .isSameAs(context.getBean("userExtension"));
                 });
     }
 
@@ -159,20 +131,6 @@ class DurableBackOffTest {
         DurableEngine userEngine(DataSource dataSource) {
             return DurableEngine.builder(dataSource, MachineRegistry.of())
                     .settings(EngineSettings.builder().schema(TestDatabase.SCHEMA).build()).build();
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class UserActuatorConfiguration {
-        @Bean
-        DurableHealthIndicator durableHealthIndicator(DurableEngine engine) {
-            return new DurableHealthIndicator(engine);
-        }
-
-        @Bean
-        DurableEndpoint userEndpoint(DurableEngine engine) {
-            return new DurableEndpoint(engine, org.springframework.boot.actuate.endpoint.Show.NEVER,
-                    java.util.Set.of());
         }
     }
 }

@@ -6,10 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -49,14 +52,16 @@ class DurablePropertiesTest {
     @Test
     void theConfigurationMetadataDefaultsAreTheEngineDefaults() throws Exception {
         // What an IDE shows as the defaults, read from the metadata the build generates (with the hand-written
-        // additions merged in): configured explicitly, they must give exactly the engine's default settings.
-        Path file = Path.of("target/classes/META-INF/spring-configuration-metadata.json");
-        assertThat(file).as("the metadata the build generates").exists();
-        JsonNode metadata = JsonMapper.builder().build().readTree(file.toFile());
+        // additions merged in: the Duration defaults, which the processor cannot read from the engine's constants):
+        // configured explicitly, they must give exactly the engine's default settings.
+        JsonNode metadata = metadata();
         Map<String, JsonNode> properties = new TreeMap<>();
         metadata.path("properties").forEach(property -> properties.put(property.path("name").asString(), property));
 
-        assertThat(properties).containsKeys("durable.queues.default.concurrency", "durable.queues.default.batch-size");
+        // The default queue's entries and its key hint are written by hand: they name the engine's default queue.
+        String defaultQueue = "durable.queues." + EngineSettings.DEFAULT_QUEUE;
+        assertThat(properties).containsKeys(defaultQueue + ".concurrency", defaultQueue + ".batch-size");
+        assertThat(metadata.path("hints").findValuesAsString("value")).contains(EngineSettings.DEFAULT_QUEUE);
         Map<String, String> defaults = new TreeMap<>();
         properties.forEach((name, property) -> {
             if (name.startsWith("durable.") && !property.path("defaultValue").isMissingNode()) {
@@ -80,6 +85,25 @@ class DurablePropertiesTest {
         assertThat(configured.isInitializeSchema()).isEqualTo(unset.isInitializeSchema());
         assertThat(configured.getMetrics().getQueueDepthRefreshInterval())
                 .isEqualTo(unset.getMetrics().getQueueDepthRefreshInterval());
+    }
+
+    @Test
+    void theReadmeShowsTheMetadataDefaults() throws Exception {
+        // The starter README's "Configure" table is the other place a user reads the defaults.
+        Map<String, String> shown = new TreeMap<>();
+        Matcher row = Pattern.compile("(?m)^\\| `(durable\\.[a-z.<>-]+)` \\| `([^`]+)` \\|")
+                .matcher(Files.readString(Path.of("README.md")));
+        while (row.find()) {
+            shown.put(row.group(1).replace("<name>", EngineSettings.DEFAULT_QUEUE), row.group(2));
+        }
+        Map<String, String> defaults = new TreeMap<>();
+        metadata().path("properties").forEach(property -> {
+            if (property.path("name").asString().startsWith("durable.") && property.has("defaultValue")) {
+                defaults.put(property.path("name").asString(), property.path("defaultValue").asString());
+            }
+        });
+        assertThat(defaults).hasSizeGreaterThan(15);
+        assertThat(shown).isEqualTo(defaults);
     }
 
     @Test
@@ -145,6 +169,13 @@ class DurablePropertiesTest {
                             .contains("Value: -1").contains("must not be negative");
                     assertThat(analysis.getAction()).contains("durable.queues.default.concurrency");
                 });
+    }
+
+    /** The metadata the build generates, with the hand-written additions merged in. */
+    private static JsonNode metadata() {
+        Path file = Path.of("target/classes/META-INF/spring-configuration-metadata.json");
+        assertThat(file).as("the metadata the build generates").exists();
+        return JsonMapper.builder().build().readTree(file.toFile());
     }
 
     private static DurableProperties bind(Map<String, String> properties) {

@@ -52,6 +52,16 @@ class MachineDefinitionFailureTest {
                         "returns void; it must return dev.durable.Outcome"));
     }
 
+    /** Checked at startup with the application's JsonMapper, not at the first step of the first instance. */
+    @Test
+    void aStateTypeTheApplicationsJsonMapperCannotReadFailsStartupNamingTheBeanAndType() {
+        runner.withUserConfiguration(TestMachines.UnreadableState.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        "Machine shapes v1", TestMachines.UnreadableState.class.getName(),
+                        "stores states of type " + TestMachines.Shape.class.getName(),
+                        "which its JSON codec cannot read"));
+    }
+
     @Test
     void stepTakingTwoStatesFailsStartupNamingTheMethod() {
         runner.withUserConfiguration(TestMachines.TwoStates.class)

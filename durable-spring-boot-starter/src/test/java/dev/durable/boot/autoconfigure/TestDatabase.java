@@ -4,26 +4,30 @@ import dev.durable.jdbc.DurableSchema;
 import dev.durable.test.postgres.TestPostgres;
 import java.util.ArrayList;
 import java.util.List;
-import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The real PostgreSQL the starter's tests run against (see {@link TestPostgres}), with durable's tables in the
- * schema {@value #SCHEMA}. Contexts get their own pool from the {@code spring.datasource.*} properties of
+ * The starter's tests' database: the shared {@link dev.durable.test.postgres.TestDatabase} with durable's tables
+ * in the schema {@value #SCHEMA}. Contexts get their own pool from the {@code spring.datasource.*} properties of
  * {@link #properties(String...)}, as an application would.
  */
 public final class TestDatabase {
 
     public static final String SCHEMA = "durable_boot";
 
-    private static boolean migrated;
+    /** durable's tables in {@link #SCHEMA}. */
+    public static final dev.durable.test.postgres.TestDatabase DATABASE = dev.durable.test.postgres.TestDatabase
+            .of(SCHEMA, dataSource -> DurableSchema.named(SCHEMA).migrate(dataSource));
 
     private TestDatabase() {
     }
 
-    /** The data source, engine timings short enough for tests, plus {@code more}. */
+    /**
+     * The data source, engine timings short enough for tests, plus {@code more}. The schema is built first: every
+     * context gets its properties here, so no running engine ever sees its tables dropped under it.
+     */
     public static String[] properties(String... more) {
-        recreateSchemaOnce();
+        DATABASE.dataSource();
         TestPostgres postgres = TestPostgres.get();
         List<String> properties = new ArrayList<>(List.of(
                 "spring.datasource.url=" + postgres.jdbcUrl(),
@@ -41,48 +45,24 @@ public final class TestDatabase {
     }
 
     public static JdbcTemplate jdbc() {
-        recreateSchemaOnce();
-        return new JdbcTemplate(TestPostgres.get().dataSource());
+        return DATABASE.jdbc();
     }
 
     /**
-     * Starts this JVM's tests on a schema built by the current changelog (not one left by an older build). Done
-     * on first use of either entry point: every context gets its properties from {@link #properties(String...)}
-     * first, so no running engine ever sees its tables dropped under it.
-     */
-    private static synchronized void recreateSchemaOnce() {
-        if (!migrated) {
-            TestPostgres.get().dropSchema(SCHEMA);
-            DurableSchema.named(SCHEMA).migrate(TestPostgres.get().dataSource());
-            migrated = true;
-        }
-    }
-
-    /**
-     * Empties durable's tables. An application of an earlier test may still be polling them: the instance table is
-     * locked first, in the order the engine's statements take them, and a deadlock that happens anyway is retried.
+     * Empties the instance and signal tables, keeping the node tables: applications of earlier test classes, cached
+     * by Spring's test framework, go on running in this JVM, and their nodes stay registered (see
+     * {@link dev.durable.test.postgres.TestDatabase#cleanKeepingNodes()}). A context that stops removes its node
+     * itself.
      */
     public static void clean() {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                jdbc().execute("TRUNCATE " + SCHEMA + ".durable_instance, " + SCHEMA
-                        + ".durable_signal RESTART IDENTITY");
-                return;
-            } catch (PessimisticLockingFailureException e) {
-                if (attempt == 3) {
-                    throw e;
-                }
-            }
-        }
+        DATABASE.cleanKeepingNodes();
     }
 
     public static int count() {
-        Integer count = jdbc().queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance", Integer.class);
-        return count == null ? 0 : count;
+        return DATABASE.count();
     }
 
     public static String status(long id) {
-        return jdbc().queryForObject("SELECT status::text FROM " + SCHEMA + ".durable_instance WHERE id = ?",
-                String.class, id);
+        return DATABASE.status(id);
     }
 }

@@ -60,6 +60,18 @@ final class TestMachines {
         }
     }
 
+    /** A state type Jackson cannot construct: an interface with nothing naming its implementations. */
+    interface Shape {
+    }
+
+    @DurableMachine(name = "shapes")
+    static class UnreadableState {
+        @Step("draw")
+        Outcome draw(Shape shape) {
+            return Outcome.done();
+        }
+    }
+
     @DurableMachine(name = "two-states")
     static class TwoStates {
         @Step("greet")

@@ -2,6 +2,7 @@ package dev.durable.boot.it;
 
 import dev.durable.boot.autoconfigure.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -17,7 +18,7 @@ import org.springframework.test.context.DynamicPropertySource;
                 "management.endpoint.health.show-details=always",
                 "management.endpoint.durable.access=unrestricted",
                 "durable.queues.slow.concurrency=4",
-                // GracefulShutdownTests' queue: its own application must be the only one to take that work.
+                // GracefulShutdownTest' queue: its own application must be the only one to take that work.
                 "durable.queues.shutdown.concurrency=0",
                 "durable.metrics.queue-depth-refresh-interval=200ms"})
 abstract class IntegrationTest {
@@ -30,9 +31,12 @@ abstract class IntegrationTest {
         }
     }
 
+    @Autowired
+    StepGate gate;
+
     @BeforeEach
     void cleanDatabase() {
         TestDatabase.clean();
-        Blocker.reset();
+        gate.reset();
     }
 }

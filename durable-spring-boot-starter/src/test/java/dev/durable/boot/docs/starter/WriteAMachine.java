@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The starter's README, section "Write a machine": starting, signalling and reading an instance, as the README
- * shows them. {@code WriteAMachineTests} runs them.
+ * shows them. {@code WriteAMachineTest} runs them.
  */
 final class WriteAMachine {
 

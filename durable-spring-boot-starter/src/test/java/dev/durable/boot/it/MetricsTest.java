@@ -20,7 +20,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 
 /** The engine's meters exist with their tags and move with what the engine does. */
-class MetricsTests extends IntegrationTest {
+class MetricsTest extends IntegrationTest {
 
     @Autowired
     DurableClient durable;
@@ -77,7 +77,7 @@ class MetricsTests extends IntegrationTest {
         double reaped = registry.get("durable.reaped").functionCounter().count();
         double fenced = outcomes("fenced");
         long id = durable.start(Blocker.class, "fence-me").id();
-        assertThat(Blocker.started(id).await(20, TimeUnit.SECONDS)).isTrue();
+        gate.awaitEntered(id);
 
         // The claim's lease runs out (as if this node had stalled) and the reaper takes the row back.
         await().atMost(Duration.ofSeconds(20)).until(() -> {
@@ -86,7 +86,7 @@ class MetricsTests extends IntegrationTest {
                     + " AND attempt = 0", id);
             return EngineTestHooks.reapNow(engine) > 0;
         });
-        Blocker.release(id).countDown();
+        gate.open(id);
 
         await().atMost(Duration.ofSeconds(20)).until(() -> outcomes("fenced") > fenced);
         assertThat(registry.get("durable.reaped").functionCounter().count()).isGreaterThan(reaped);

@@ -4,17 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.DurableClient;
 import dev.durable.boot.DurableCustomizer;
-import dev.durable.boot.actuate.DurableEndpoint;
-import dev.durable.boot.actuate.DurableEndpointWebExtension;
-import dev.durable.boot.actuate.DurableHealthIndicator;
-import dev.durable.boot.actuate.DurableMetrics;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.NodeState;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,8 +21,11 @@ import org.springframework.core.annotation.Order;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
 
-/** What the auto-configuration sets up: a running engine with its machines, and how it adapts to the application. */
-class DurableAutoConfigurationTests {
+/**
+ * {@link DurableAutoConfiguration}: a running engine with its client and machines, and how it adapts to the
+ * application (its back-offs are in {@link DurableBackOffTest}).
+ */
+class DurableAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = AutoConfigurationRunner.create();
 
@@ -47,7 +44,6 @@ class DurableAutoConfigurationTests {
                     .containsExactly("greeter v1");
             assertThat(engine.state()).isEqualTo(NodeState.RUNNING);
             assertThat(engine.settings().schema()).isEqualTo(TestDatabase.SCHEMA);
-            assertThat(context).hasSingleBean(DurableHealthIndicator.class);
         });
     }
 
@@ -95,84 +91,25 @@ class DurableAutoConfigurationTests {
 
     @Test
     void isOffWhenDurableIsDisabled() {
-        runner.withUserConfiguration(TestMachines.Greeter.class)
-                .withBean(SimpleMeterRegistry.class)
-                .withPropertyValues("durable.enabled=false", "management.endpoints.web.exposure.include=durable")
+        runner.withUserConfiguration(TestMachines.Greeter.class).withPropertyValues("durable.enabled=false")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).doesNotHaveBean(DurableEngine.class);
                     assertThat(context).doesNotHaveBean(DurableClient.class);
                     assertThat(context).doesNotHaveBean(MachineRegistry.class);
-                    assertThat(context).doesNotHaveBean(DurableMetrics.class);
-                    assertThat(context).doesNotHaveBean(DurableHealthIndicator.class);
-                    assertThat(context).doesNotHaveBean(DurableEndpoint.class);
-                    assertThat(context).doesNotHaveBean(DurableEndpointWebExtension.class);
                     assertThat(context).doesNotHaveBean(DurableSchemaInitializer.class);
+                    assertThat(context).doesNotHaveBean(DurableEngineLifecycle.class);
                 });
     }
 
     @Test
-    void worksWithoutActuatorOnTheClasspath() {
+    void theEngineRunsWithoutActuatorNorMicrometerOnTheClasspath() {
         runner.withUserConfiguration(TestMachines.Greeter.class)
                 .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
-                        "org.springframework.boot.health"))
-                .withPropertyValues("management.endpoints.web.exposure.include=durable")
+                        "org.springframework.boot.health", "io.micrometer"))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(DurableEngine.class).state()).isEqualTo(NodeState.RUNNING);
-                    assertThat(context).doesNotHaveBean(DurableHealthIndicator.class);
-                    assertThat(context).doesNotHaveBean(DurableEndpoint.class);
-                    assertThat(context).doesNotHaveBean(DurableEndpointWebExtension.class);
-                });
-    }
-
-    @Test
-    void worksWithoutMicrometerOnTheClasspath() {
-        runner.withUserConfiguration(TestMachines.Greeter.class)
-                .withClassLoader(new FilteredClassLoader("io.micrometer"))
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(DurableEngine.class).state()).isEqualTo(NodeState.RUNNING);
-                    assertThat(context).doesNotHaveBean(DurableMetrics.class);
-                });
-    }
-
-    @Test
-    void registersMetricsWhenThereIsAMeterRegistry() {
-        runner.withUserConfiguration(TestMachines.Greeter.class)
-                .withBean(SimpleMeterRegistry.class)
-                .run(context -> {
-                    assertThat(context).hasSingleBean(DurableMetrics.class);
-                    DurableMetrics metrics = context.getBean(DurableMetrics.class);
-                    metrics.bindTo(context.getBean(MeterRegistry.class));
-                    assertThat(context.getBean(MeterRegistry.class).find("durable.steps.in.flight").gauge())
-                            .isNotNull();
-                });
-    }
-
-    @Test
-    void endpointIsNotAvailableUnlessExposed() {
-        runner.withUserConfiguration(TestMachines.Greeter.class)
-                .run(context -> assertThat(context).doesNotHaveBean(DurableEndpoint.class));
-    }
-
-    @Test
-    void endpointIsAvailableWithItsWebExtensionWhenExposedOverHttp() {
-        runner.withUserConfiguration(TestMachines.Greeter.class)
-                .withPropertyValues("management.endpoints.web.exposure.include=durable")
-                .run(context -> {
-                    assertThat(context).hasSingleBean(DurableEndpoint.class);
-                    assertThat(context).hasSingleBean(DurableEndpointWebExtension.class);
-                });
-    }
-
-    @Test
-    void endpointExposedOnlyOverJmxHasNoWebExtension() {
-        runner.withUserConfiguration(TestMachines.Greeter.class)
-                .withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=durable")
-                .run(context -> {
-                    assertThat(context).hasSingleBean(DurableEndpoint.class);
-                    assertThat(context).doesNotHaveBean(DurableEndpointWebExtension.class);
                 });
     }
 

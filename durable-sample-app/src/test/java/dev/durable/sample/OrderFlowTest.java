@@ -21,7 +21,7 @@ import tools.jackson.databind.JsonNode;
         "sample.carrier.failure-rate=0.5",
         "sample.retry.base-delay=10ms",
         "sample.retry.max-attempts=30"})
-class OrderFlowTests {
+class OrderFlowTest {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {

@@ -9,21 +9,19 @@ import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.NodeState;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /** Closing the application drains the engine: running steps finish within the grace period, the rest are released. */
-class GracefulShutdownTests {
+class GracefulShutdownTest {
 
     private static final Duration GRACE = Duration.ofSeconds(2);
 
     @BeforeEach
     void cleanDatabase() {
         TestDatabase.clean();
-        Blocker.reset();
     }
 
     @Test
@@ -35,17 +33,18 @@ class GracefulShutdownTests {
                 .run();
         DurableClient durable = context.getBean(DurableClient.class);
         DurableEngine engine = context.getBean(DurableEngine.class);
+        StepGate gate = context.getBean(StepGate.class);
         long finishing = durable.start(ShutdownBlocker.class, "finishing").id();
         long outliving = durable.start(ShutdownBlocker.class, "outliving").id();
-        assertThat(Blocker.started(finishing).await(20, TimeUnit.SECONDS)).isTrue();
-        assertThat(Blocker.started(outliving).await(20, TimeUnit.SECONDS)).isTrue();
+        gate.awaitEntered(finishing);
+        gate.awaitEntered(outliving);
 
         Thread closer = new Thread(context::close, "closer");
         long closing = System.nanoTime();
         closer.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> engine.state() == NodeState.DRAINING);
         // A step that ends within the grace period has its outcome written.
-        Blocker.release(finishing).countDown();
+        gate.open(finishing);
         closer.join(Duration.ofSeconds(30).toMillis());
         Duration closed = Duration.ofNanos(System.nanoTime() - closing);
 

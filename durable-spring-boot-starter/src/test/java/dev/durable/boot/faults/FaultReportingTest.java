@@ -36,7 +36,7 @@ import tools.jackson.databind.JsonNode;
  * shows up as a zombie in {@code /actuator/health} and in the {@code durable.zombies} gauge, holding its slot until it
  * ends.
  */
-@SpringBootTest(classes = FaultReportingTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = FaultReportingTest.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
                 "management.endpoints.web.exposure.include=health",
                 "management.endpoint.health.show-details=always",
@@ -45,7 +45,7 @@ import tools.jackson.databind.JsonNode;
                 // Fail fast while cut: Hikari would otherwise wait 30 s for a connection before reporting anything.
                 "spring.datasource.hikari.connection-timeout=1000",
                 "spring.datasource.hikari.validation-timeout=500"})
-class FaultReportingTests {
+class FaultReportingTest {
 
     private static final TcpProxy PROXY = TcpProxy.forJdbcUrl(TestPostgres.get().jdbcUrl());
 

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /** Starts made in the application's @Transactional methods commit or roll back with them. */
-class TransactionalEnqueueTests extends IntegrationTest {
+class TransactionalEnqueueTest extends IntegrationTest {
 
     @Autowired
     Orders orders;

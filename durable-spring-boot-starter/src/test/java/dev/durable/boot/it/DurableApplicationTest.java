@@ -23,7 +23,7 @@ import org.springframework.beans.factory.annotation.Value;
 import tools.jackson.databind.JsonNode;
 
 /** An annotated machine driven through every outcome in a running web application, observed over HTTP. */
-class DurableApplicationTests extends IntegrationTest {
+class DurableApplicationTest extends IntegrationTest {
 
     @Autowired
     DurableClient durable;
@@ -56,6 +56,29 @@ class DurableApplicationTests extends IntegrationTest {
         DurableInstance bob = durable.find(stopped).orElseThrow();
         assertThat(bob.status()).isEqualTo(InstanceStatus.FAILED);
         assertThat(bob.lastError()).isEqualTo("asked to stop");
+    }
+
+    /** Rows of a version no live node runs are listed by machine and version, with how many wait and since when. */
+    @Test
+    void actuatorEndpointListsStrandedInstances() throws Exception {
+        TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
+                + " (machine, machine_version, step, state, queue, eligible_at)"
+                + " VALUES ('workflow', 7, 'start', '{}', 'default', now() - interval '2 minutes')");
+        try {
+            engine.reapNow();
+
+            JsonNode stranded = new Http(port).get("/actuator/durable").json().path("stranded");
+            assertThat(stranded.size()).isOne();
+            assertThat(stranded.get(0).path("machine").asString()).isEqualTo("workflow");
+            assertThat(stranded.get(0).path("version").asInt()).isEqualTo(7);
+            assertThat(stranded.get(0).path("waiting").asLong()).isEqualTo(1);
+            assertThat(stranded.get(0).path("since").asString()).isNotEmpty();
+        } finally {
+            TestDatabase.jdbc().update("DELETE FROM " + TestDatabase.SCHEMA + ".durable_instance"
+                    + " WHERE machine_version = 7");
+            engine.reapNow();
+        }
+        assertThat(new Http(port).get("/actuator/durable").json().path("stranded").size()).isZero();
     }
 
     @Test

@@ -14,7 +14,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /** The health indicator follows the node's lifecycle. */
-class DurableHealthIndicatorTests {
+class DurableHealthIndicatorTest {
 
     @Test
     void isUnknownBeforeStartDownWhileTheDatabaseIsUnreachableAndOutOfServiceWhenStopped() {

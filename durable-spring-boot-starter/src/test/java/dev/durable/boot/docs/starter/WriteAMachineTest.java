@@ -28,7 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
  * The starter README's example, run as written against the test database: the machine of "Write a machine" in an
  * application, an order started, paid, shipped and read back.
  */
-class WriteAMachineTests {
+class WriteAMachineTest {
 
     private static final long CUSTOMER = 7;
     private static final Payment PAYMENT = new Payment("PAY-1", 2599);

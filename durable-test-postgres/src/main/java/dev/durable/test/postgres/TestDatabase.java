@@ -1,0 +1,152 @@
+package dev.durable.test.postgres;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * durable's tables in one schema of the tests' PostgreSQL ({@link TestPostgres}): what the engine tests of
+ * durable-core and the starter's tests share. The schema is dropped and built again by {@code migration} on first
+ * use in a JVM (a database shared between runs may hold tables of an earlier version of the code); {@link #clean()}
+ * empties durable's tables between tests.
+ *
+ * <p>This module cannot see durable-core (whose tests depend on it), so the caller hands in the migration, e.g.
+ * {@code TestDatabase.of("durable_it", ds -> DurableSchema.named("durable_it").migrate(ds))}.
+ */
+public final class TestDatabase {
+
+    /**
+     * durable's tables in the order the engine's statements lock them: an instance row before its signals (a
+     * delivery locks the instance, then inserts the signal; a pick claims instances, then consumes their signals),
+     * a node before its machines (a registration inserts the node, then its machine versions).
+     */
+    static final List<String> TABLES = List.of("durable_instance", "durable_signal", "durable_node",
+            "durable_node_machine");
+
+    private static final int CLEAN_ATTEMPTS = 5;
+    private static final Map<String, TestDatabase> BY_SCHEMA = new ConcurrentHashMap<>();
+
+    private final String schema;
+    private final Consumer<DataSource> migration;
+    private final String truncateAll;
+    private final String truncateInstances;
+    private boolean migrated;
+
+    private TestDatabase(String schema, Consumer<DataSource> migration) {
+        this.schema = schema;
+        this.migration = migration;
+        this.truncateAll = truncate(TABLES);
+        this.truncateInstances = truncate(TABLES.subList(0, 2));
+    }
+
+    /**
+     * The tables in {@code schema}, built by {@code migration} on first use; one per schema and JVM, so that
+     * every test of the JVM sees the schema migrated exactly once.
+     *
+     * @throws IllegalArgumentException if {@code schema} is not a plain lower-case identifier
+     */
+    public static TestDatabase of(String schema, Consumer<DataSource> migration) {
+        Objects.requireNonNull(migration, "migration");
+        if (!schema.matches("[a-z_][a-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("Not a plain lower-case schema name: '" + schema + "'");
+        }
+        return BY_SCHEMA.computeIfAbsent(schema, name -> new TestDatabase(name, migration));
+    }
+
+    /** The schema of durable's tables. */
+    public String schema() {
+        return schema;
+    }
+
+    /** {@code table} qualified by the schema, e.g. {@code durable_it.durable_instance}. */
+    public String table(String table) {
+        return schema + "." + table;
+    }
+
+    /** The JVM's pool on the test database, the schema migrated on the first call. */
+    public synchronized DataSource dataSource() {
+        DataSource dataSource = TestPostgres.get().dataSource();
+        if (!migrated) {
+            TestPostgres.get().dropSchema(schema);
+            migration.accept(dataSource);
+            migrated = true;
+        }
+        return dataSource;
+    }
+
+    public JdbcTemplate jdbc() {
+        return new JdbcTemplate(dataSource());
+    }
+
+    /**
+     * Empties durable's tables. An engine may still be running on them (a Spring test context is cached, still
+     * polling, while the next test class runs): the tables are locked in the engine's order ({@link #TABLES}), and
+     * a deadlock with a statement that reads them in another order (the stranded-instances query reads the node
+     * tables first) is retried.
+     */
+    public void clean() {
+        execute(truncateAll);
+    }
+
+    /**
+     * Empties the instance and signal tables, keeping the node tables: for tests among which an application keeps
+     * running (a Spring test context is cached across test classes). Its node stays registered, where emptying
+     * {@code durable_node} would have other nodes, and itself, read its machines' instances as stranded until its
+     * next heartbeat. Locks and retries as {@link #clean()}.
+     */
+    public void cleanKeepingNodes() {
+        execute(truncateInstances);
+    }
+
+    /** How many instances there are. */
+    public int count() {
+        Integer count = jdbc().queryForObject("SELECT count(*) FROM " + table("durable_instance"), Integer.class);
+        return count == null ? 0 : count;
+    }
+
+    /** An instance's status as stored ({@code runnable}, {@code executing}, ...). */
+    public String status(long id) {
+        return jdbc().queryForObject("SELECT status::text FROM " + table("durable_instance") + " WHERE id = ?",
+                String.class, id);
+    }
+
+    /** The stored row of one instance, every column, as PostgreSQL text where it is not a plain value. */
+    public Map<String, Object> row(long id) {
+        return jdbc().queryForMap("""
+                SELECT id, machine, machine_version, step, status::text AS status, state::text AS state,
+                       result::text AS result, awaits, queue, priority, partition_key, attempt, last_error,
+                       lease_owner, lease_token, lease_expires_at, unique_key, unique_guard,
+                       eligible_at, (eligible_at - now()) AS eligible_in,
+                       extract(epoch FROM (eligible_at - now())) AS eligible_in_seconds
+                FROM %s WHERE id = ?
+                """.formatted(table("durable_instance")), id);
+    }
+
+    /** The signals stored for an instance, by id. */
+    public List<Map<String, Object>> signals(long instanceId) {
+        return jdbc().queryForList("SELECT id, name, payload::text AS payload, dedup_key FROM "
+                + table("durable_signal") + " WHERE instance_id = ? ORDER BY id", instanceId);
+    }
+
+    private String truncate(List<String> tables) {
+        return "TRUNCATE " + String.join(", ", tables.stream().map(this::table).toList()) + " RESTART IDENTITY";
+    }
+
+    private void execute(String truncate) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                jdbc().execute(truncate);
+                return;
+            } catch (PessimisticLockingFailureException e) {
+                if (attempt == CLEAN_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+}
