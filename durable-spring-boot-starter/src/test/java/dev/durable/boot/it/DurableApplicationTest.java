@@ -11,6 +11,7 @@ import dev.durable.StartOptions;
 import dev.durable.boot.actuate.DurableEndpoint;
 import dev.durable.boot.autoconfigure.TestDatabase;
 import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.EngineTestHooks;
 import java.util.Set;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -65,7 +66,7 @@ class DurableApplicationTest extends IntegrationTest {
                 + " (machine, machine_version, step, state, queue, eligible_at)"
                 + " VALUES ('workflow', 7, 'start', '{}', 'default', now() - interval '2 minutes')");
         try {
-            engine.reapNow();
+            EngineTestHooks.reapNow(engine);
 
             JsonNode stranded = new Http(port).get("/actuator/durable").json().path("stranded");
             assertThat(stranded.size()).isOne();
@@ -76,7 +77,7 @@ class DurableApplicationTest extends IntegrationTest {
         } finally {
             TestDatabase.jdbc().update("DELETE FROM " + TestDatabase.SCHEMA + ".durable_instance"
                     + " WHERE machine_version = 7");
-            engine.reapNow();
+            EngineTestHooks.reapNow(engine);
         }
         assertThat(new Http(port).get("/actuator/durable").json().path("stranded").size()).isZero();
     }
