@@ -29,8 +29,11 @@ public final class StepGate {
      * @throws InterruptedException when the engine interrupts the step
      */
     public void pass(long instanceId) throws InterruptedException {
+        // The gate exists before the step says it entered: a test that hears "entered" and then resets or opens
+        // the gates must find this one, not miss it and leave the step waiting at one created after.
+        CountDownLatch gate = latch(opened, instanceId);
         latch(entered, instanceId).countDown();
-        latch(opened, instanceId).await();
+        gate.await();
     }
 
     /** Waits until the step of {@code instanceId} has entered the gate; fails the test if it does not in time. */
