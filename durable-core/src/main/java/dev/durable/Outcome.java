@@ -1,6 +1,7 @@
 package dev.durable;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -11,6 +12,8 @@ import org.jspecify.annotations.Nullable;
  *   <caption>Outcomes and the row they leave behind once committed</caption>
  *   <tr><th>outcome</th><th>status</th><th>step</th><th>attempt</th><th>eligible</th></tr>
  *   <tr><td>{@link #next(String, Object)}</td><td>runnable</td><td>the named step</td><td>0</td><td>now</td></tr>
+ *   <tr><td>{@link #next(String, Object, Duration)}, {@link #nextAt(String, Object, Instant)}</td><td>runnable</td>
+ *       <td>the named step</td><td>0</td><td>now + delay / at</td></tr>
  *   <tr><td>{@link #retry(Object, Duration)}</td><td>runnable</td><td>same</td><td>+1</td><td>now + delay</td></tr>
  *   <tr><td>{@link #await(String, Object)}</td><td>awaiting_signal</td><td>same</td><td>unchanged</td><td>on signal</td></tr>
  *   <tr><td>{@link #done(Object)}</td><td>done, result recorded</td><td>-</td><td>-</td><td>-</td></tr>
@@ -59,6 +62,25 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
         return new Next(step, state);
     }
 
+    /**
+     * Continue with {@code step} after {@code delay} (a durable timer): attempt 0, storing {@code state}; the row
+     * waits as a runnable row eligible later, holding no thread, connection or memory of any node. Unlike
+     * {@link #retry(Object, Duration)} it leaves the attempt alone.
+     */
+    static Outcome next(String step, @Nullable Object state, Duration delay) {
+        return new Next(step, state, delay);
+    }
+
+    /**
+     * Continue with {@code step} at {@code at} (a durable timer), storing {@code state}. The instant is turned into
+     * a delay on this node's clock when the step returns; an instant already past runs the step at once.
+     */
+    static Outcome nextAt(String step, @Nullable Object state, Instant at) {
+        Objects.requireNonNull(at, "next step's instant must not be null");
+        long millis = Math.max(0, at.toEpochMilli() - System.currentTimeMillis());
+        return new Next(step, state, Duration.ofMillis(millis));
+    }
+
     /** Run the same step again after {@code delay} with {@code attempt + 1}, storing {@code state}. */
     static Outcome retry(@Nullable Object state, Duration delay) {
         return new Retry(state, delay);
@@ -90,9 +112,18 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     }
 
     /** See {@link Outcome#next(String, Object)}. */
-    record Next(String step, @Nullable Object state) implements Outcome {
+    record Next(String step, @Nullable Object state, Duration delay) implements Outcome {
         public Next {
             requireText(step, "next step");
+            Objects.requireNonNull(delay, "next step's delay must not be null");
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("next step's delay must not be negative, was " + delay);
+            }
+        }
+
+        /** A next at once. */
+        public Next(String step, @Nullable Object state) {
+            this(step, state, Duration.ZERO);
         }
     }
 

@@ -123,7 +123,7 @@ final class StepExecutor {
         Thread.interrupted(); // detached by beginCommitting: no interrupt comes after this one is cleared
         Transition transition = decision.transition();
         boolean keepClaim = inline && inlineSteps < MAX_INLINE_STEPS && transition.kind() == Outcome.Kind.NEXT
-                && !running.isZombie() && !draining.getAsBoolean();
+                && transition.delayMillis() == 0 && !running.isZombie() && !draining.getAsBoolean();
         committer.submit(keepClaim ? transition.keepingClaim() : transition,
                 result -> committed(running, decision, inlineSteps, result));
     }

@@ -144,7 +144,8 @@ final class StepRunner {
                         + machine.steps().keySet() + ")");
             }
             String state = stateJson(claimed, machine, next.state(), stateReadable);
-            return new Decision(Transition.next(claim, next.step(), state, awaited), Outcome.Kind.NEXT, failure);
+            return new Decision(Transition.next(claim, next.step(), state, awaited, next.delay().toMillis()),
+                    Outcome.Kind.NEXT, failure);
         }
         if (outcome instanceof Outcome.Retry retry) {
             String state = stateJson(claimed, machine, retry.state(), stateReadable);

@@ -24,13 +24,21 @@ record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable 
         Objects.requireNonNull(claim, "claim");
         Objects.requireNonNull(kind, "kind");
         awaitedIds = List.copyOf(awaitedIds);
-        if (keepsClaim && kind != Outcome.Kind.NEXT) {
-            throw new IllegalArgumentException("only a next keeps its claim, not " + kind);
+        if (keepsClaim && (kind != Outcome.Kind.NEXT || delayMillis > 0)) {
+            throw new IllegalArgumentException("only a next due at once keeps its claim, not " + kind
+                    + " after " + delayMillis + " ms");
         }
     }
 
     public static Transition next(Claim claim, String step, @Nullable String stateJson, List<Long> awaitedIds) {
-        return new Transition(claim, Outcome.Kind.NEXT, false, step, stateJson, 0, null, awaitedIds, null, null);
+        return next(claim, step, stateJson, awaitedIds, 0);
+    }
+
+    /** A next whose step becomes eligible {@code delayMillis} after the commit (a durable timer when positive). */
+    public static Transition next(Claim claim, String step, @Nullable String stateJson, List<Long> awaitedIds,
+            long delayMillis) {
+        return new Transition(claim, Outcome.Kind.NEXT, false, step, stateJson, delayMillis, null, awaitedIds, null,
+                null);
     }
 
     public static Transition retry(Claim claim, @Nullable String stateJson, long delayMillis,

@@ -46,13 +46,14 @@ final class TransitionRepository {
     static final String APPLY_NEXT = """
             /* durable: next */
             WITH o AS (
-                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[])
-                    AS o(id, token, step, state)
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
+                                     :delayMs::bigint[])
+                    AS o(id, token, step, state, delay_ms)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable', step = o.step,
                     state = coalesce(o.state::jsonb, d.state),
-                    attempt = 0, awaits = NULL, eligible_at = now(),
+                    attempt = 0, awaits = NULL, eligible_at = now() + o.delay_ms * interval '1 millisecond',
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
                 WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
@@ -323,7 +324,10 @@ final class TransitionRepository {
     }
 
     private List<Long> applyNext(List<Transition> batch) {
-        return movingOn(applyNextSql, batch).query(Long.class).list();
+        return movingOn(applyNextSql, batch)
+                .param("delayMs", column(batch, "int8", Transition::delayMillis))
+                .query(Long.class)
+                .list();
     }
 
     private List<ClaimedStep> applyContinue(List<Transition> batch, Duration lease) {

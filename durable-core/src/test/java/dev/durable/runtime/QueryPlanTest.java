@@ -85,6 +85,7 @@ class QueryPlanTest {
         MapSqlParameterSource next = claims()
                 .addValue("step", new SqlArrayValue("text", "t", "t"))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
+                .addValue("delayMs", new SqlArrayValue("int8", 0L, 60_000L))
                 .addValue("consumedSignal", new SqlArrayValue("int8", 5L));
         String plan = explain(TransitionRepository.APPLY_NEXT, next);
 
