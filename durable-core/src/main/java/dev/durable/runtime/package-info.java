@@ -1,12 +1,23 @@
 /**
  * The runtime of one node: {@link dev.durable.runtime.DurableEngine}, its settings and what it reports; everything
- * else here is package-private. Inside, one step's path is a straight line: a {@code QueuePoller} claims rows ->
- * the {@code StepExecutor} runs the step ({@code StepRunner}) -> the {@code Committer} commits the outcome, fenced
- * -> the queue's slot is free again. The {@code Heartbeat} keeps claims alive, the {@code Reaper} returns crashed
- * ones; each runs in a supervised {@code BackgroundLoop}. All SQL lives in the repositories, one per part that runs
- * it ({@code ClaimRepository}, {@code TransitionRepository}, {@code StartRepository}, {@code QueryRepository},
- * {@code SignalRepository}, {@code NodeRepository}), sharing one {@code StatementPlanning} (docs/DESIGN.md, "Where
- * the SQL lives").
+ * else here is package-private. Inside, one step's path is a straight line, each class calling only the next
+ * (docs/DESIGN.md, "The life of a step"):
+ * <ol>
+ *   <li>a {@code QueuePoller} claims rows ({@code ClaimRepository.pick}), at most as many as its {@code QueueSlots}
+ *       has free, takes a {@code QueueSlots.Slot} for each and hands row and slot to the {@code StepExecutor};</li>
+ *   <li>the {@code StepExecutor} wraps them in a {@code RunningStep} and runs the step on a step thread
+ *       ({@code StepRunner} calls the user's code and turns its {@code Outcome} into a {@code Transition});</li>
+ *   <li>the {@code Committer} commits the transition, fenced on the claim, in a group commit
+ *       ({@code TransitionRepository}), and calls the step back with its {@code Committer.Result};</li>
+ *   <li>the step ends ({@code RunningStep.end()}), which releases its slot, once; a released slot wakes the poller
+ *       when a pick is worth making. A {@code next} that kept its claim runs the next step in the same slot
+ *       instead.</li>
+ * </ol>
+ * The {@code Heartbeat} keeps claims alive and renews the node's registration ({@code NodeRegistry}); the
+ * {@code Reaper} returns crashed claims and the registry looks for stranded instances; each runs in a supervised
+ * {@code BackgroundLoop}. All SQL lives in the repositories, one per part that runs it ({@code ClaimRepository},
+ * {@code TransitionRepository}, {@code StartRepository}, {@code QueryRepository}, {@code SignalRepository},
+ * {@code NodeRepository}), sharing one {@code StatementPlanning} (docs/DESIGN.md, "Where the SQL lives").
  */
 @NullMarked
 package dev.durable.runtime;
