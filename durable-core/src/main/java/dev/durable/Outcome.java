@@ -2,6 +2,9 @@ package dev.durable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -15,14 +18,22 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@link #next(String, Object, Duration)}, {@link #nextAt(String, Object, Instant)}</td><td>runnable</td>
  *       <td>the named step</td><td>0</td><td>now + delay / at</td></tr>
  *   <tr><td>{@link #retry(Object, Duration)}</td><td>runnable</td><td>same</td><td>+1</td><td>now + delay</td></tr>
- *   <tr><td>{@link #await(String, Object)}</td><td>awaiting_signal</td><td>same</td><td>unchanged</td><td>on signal</td></tr>
+ *   <tr><td>{@link #await(String, Object)}, {@link #awaitAny(Collection, Object)}</td><td>awaiting_signal</td>
+ *       <td>same</td><td>unchanged</td><td>on signal</td></tr>
+ *   <tr><td>{@link #await(String, Object, Duration)}, {@link #awaitUntil(String, Object, Instant)},
+ *       {@link #awaitAny(Collection, Object, Duration)}</td><td>awaiting_signal</td><td>same</td><td>unchanged</td>
+ *       <td>on signal, or at the deadline</td></tr>
  *   <tr><td>{@link #done(Object)}</td><td>done, result recorded</td><td>-</td><td>-</td><td>-</td></tr>
  *   <tr><td>{@link #stop(String)}</td><td>failed, reason recorded</td><td>-</td><td>-</td><td>-</td></tr>
  * </table>
  *
  * <p>The engine never computes a backoff or caps attempts: a retry's delay is chosen by the step, usually from
- * {@link StepContext#attempt()}. An {@code await} re-runs the <em>same</em> step when a signal of that name
- * arrives; the step then finds it in {@link StepContext#awaited(String)}.
+ * {@link StepContext#attempt()}. An {@code await} re-runs the <em>same</em> step when a signal of that name (or of
+ * any name of an await set) arrives; the step then finds it in {@link StepContext#awaited(String)}. An await with a
+ * deadline also re-runs the same step when the deadline passes first; the step then finds no awaited signal and
+ * {@link StepContext#timedOut()} true, and nothing was consumed. A signal that arrives at the deadline either wakes
+ * the instance (the step sees it and did not time out) or stays in the inbox, where the step and the ones after it
+ * find it: the two never both win, and neither loses the signal.
  *
  * <p>The factories return {@code Outcome} (not the record types) so that expressions such as
  * {@code ctx.awaited("paid").map(s -> Outcome.next("ship", state)).orElseGet(() -> Outcome.await("paid", state))}
@@ -76,9 +87,7 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
      * a delay on this node's clock when the step returns; an instant already past runs the step at once.
      */
     static Outcome nextAt(String step, @Nullable Object state, Instant at) {
-        Objects.requireNonNull(at, "next step's instant must not be null");
-        long millis = Math.max(0, at.toEpochMilli() - System.currentTimeMillis());
-        return new Next(step, state, Duration.ofMillis(millis));
+        return new Next(step, state, untilInstant(at, "next step's instant"));
     }
 
     /** Run the same step again after {@code delay} with {@code attempt + 1}, storing {@code state}. */
@@ -94,6 +103,42 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     /** Park until a signal named {@code signal} arrives, then run the same step again; stores {@code state}. */
     static Outcome await(String signal, @Nullable Object state) {
         return new Await(signal, state);
+    }
+
+    /**
+     * Park until a signal named {@code signal} arrives or {@code timeout} has passed since the outcome was committed,
+     * whichever comes first, then run the same step again; stores {@code state}. A zero timeout fires at once
+     * (unless the signal is already waiting).
+     */
+    static Outcome await(String signal, @Nullable Object state, Duration timeout) {
+        return new Await(List.of(requireText(signal, "awaited signal name")), state,
+                Objects.requireNonNull(timeout, "await timeout must not be null"));
+    }
+
+    /**
+     * Park until a signal named {@code signal} arrives or the instant {@code deadline} passes. The instant is turned
+     * into a timeout on this node's clock when the step returns; one already past fires at once.
+     */
+    static Outcome awaitUntil(String signal, @Nullable Object state, Instant deadline) {
+        return await(signal, state, untilInstant(deadline, "await deadline"));
+    }
+
+    /**
+     * Park until a signal named any of {@code signals} arrives, then run the same step again; stores
+     * {@code state}. The step finds the signals of every awaited name in {@link StepContext#awaited()}.
+     */
+    static Outcome awaitAny(Collection<String> signals, @Nullable Object state) {
+        return new Await(awaitSet(signals), state, null);
+    }
+
+    /** {@link #awaitAny(Collection, Object)} with a deadline {@code timeout} after the commit. */
+    static Outcome awaitAny(Collection<String> signals, @Nullable Object state, Duration timeout) {
+        return new Await(awaitSet(signals), state, Objects.requireNonNull(timeout, "await timeout must not be null"));
+    }
+
+    /** {@link #awaitAny(Collection, Object)} with a deadline at the instant {@code deadline}. */
+    static Outcome awaitAnyUntil(Collection<String> signals, @Nullable Object state, Instant deadline) {
+        return new Await(awaitSet(signals), state, untilInstant(deadline, "await deadline"));
     }
 
     /** Finish successfully, recording {@code result} (any JSON-serializable value, or {@code null}). */
@@ -137,10 +182,29 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
         }
     }
 
-    /** See {@link Outcome#await(String, Object)}. */
-    record Await(String signal, @Nullable Object state) implements Outcome {
+    /**
+     * See {@link Outcome#await(String, Object)}.
+     *
+     * @param signals the names awaited, at least one, each non-blank, no duplicates
+     * @param timeout how long after the commit the deadline falls; {@code null} for an await without one
+     */
+    record Await(List<String> signals, @Nullable Object state, @Nullable Duration timeout) implements Outcome {
         public Await {
-            requireText(signal, "awaited signal name");
+            Objects.requireNonNull(signals, "awaited signal names must not be null");
+            signals = List.copyOf(awaitSet(signals));
+            if (timeout != null && timeout.isNegative()) {
+                throw new IllegalArgumentException("await timeout must not be negative, was " + timeout);
+            }
+        }
+
+        /** An await on one name, without a deadline. */
+        public Await(String signal, @Nullable Object state) {
+            this(List.of(requireText(signal, "awaited signal name")), state, null);
+        }
+
+        /** The first awaited name (the only one, for an await on a single name). */
+        public String signal() {
+            return signals.get(0);
         }
     }
 
@@ -155,9 +219,33 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
         }
     }
 
-    private static void requireText(@Nullable String value, String what) {
+    private static String requireText(@Nullable String value, String what) {
         if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException(what + " must not be null or blank");
+            throw new IllegalArgumentException(what + " must not be null or blank, was "
+                    + (value == null ? "null" : "'" + value + "'"));
         }
+        return value;
+    }
+
+    /** The names of an await set, in the given order: none blank, no duplicates, at least one. */
+    private static List<String> awaitSet(@Nullable Collection<String> signals) {
+        Objects.requireNonNull(signals, "awaited signal names must not be null");
+        if (signals.isEmpty()) {
+            throw new IllegalArgumentException("an await needs at least one signal name, was " + signals);
+        }
+        LinkedHashSet<String> names = new LinkedHashSet<>();
+        for (String signal : signals) {
+            if (!names.add(requireText(signal, "awaited signal name in " + signals))) {
+                throw new IllegalArgumentException("awaited signal name '" + signal + "' is given twice in "
+                        + signals);
+            }
+        }
+        return List.copyOf(names);
+    }
+
+    /** The time from now until {@code instant} on this node's clock; zero for an instant already past. */
+    private static Duration untilInstant(@Nullable Instant instant, String what) {
+        Objects.requireNonNull(instant, what + " must not be null");
+        return Duration.ofMillis(Math.max(0, instant.toEpochMilli() - System.currentTimeMillis()));
     }
 }

@@ -44,6 +44,17 @@ public interface StepContext {
         return inbox().awaited();
     }
 
+    /**
+     * Whether this run is the re-run of an await whose deadline passed before any awaited signal arrived: true
+     * exactly when the instance parked with a deadline, the deadline has passed, and the inbox holds no signal of an
+     * awaited name ({@link #awaited()} is empty). Like the inbox, it is fixed at pick, so a retried or re-executed
+     * run sees the same answer unless a signal came in between. A signal that arrives after the pick stays in the
+     * inbox.
+     */
+    default boolean timedOut() {
+        return false;
+    }
+
     /** The first awaited signal named {@code name}, if the instance was woken by one. */
     default Optional<Signal> awaited(String name) {
         return inbox().awaited(name);

@@ -3,8 +3,10 @@ package dev.durable.jdbc;
 import java.io.OutputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +23,8 @@ import liquibase.database.jvm.JdbcConnection;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import liquibase.ui.LoggerUIService;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -43,14 +47,19 @@ public final class DurableSchema {
      * order, each applied once.
      */
     public static final List<String> SQL_SCRIPTS = List.of("dev/durable/db/V1__durable_schema.sql",
-            "dev/durable/db/V2__durable_nodes.sql");
+            "dev/durable/db/V2__durable_nodes.sql", "dev/durable/db/V3__durable_await_deadlines.sql");
 
     /** Liquibase's tracking tables for durable's changelog, apart from any of the application's. */
     public static final String CHANGELOG_TABLE = "durable_changelog";
     public static final String CHANGELOG_LOCK_TABLE = "durable_changelog_lock";
 
     // The lock that serializes migrate() across nodes, keyed by the schema's name (bound as "durable-schema:<name>").
-    private static final String LOCK = "SELECT pg_advisory_lock(hashtextextended(?, 0))";
+    // Tried, not waited for: a backend waiting for an advisory lock holds a snapshot, and CREATE INDEX CONCURRENTLY
+    // in the holder's changeset waits for every older snapshot, so waiting nodes would deadlock with the installing
+    // one. A node that does not get the lock retries after a pause.
+    private static final String TRY_LOCK = "SELECT pg_try_advisory_lock(hashtextextended(?, 0))";
+    private static final Duration LOCK_RETRY = Duration.ofMillis(100);
+    private static final Logger log = LoggerFactory.getLogger(DurableSchema.class);
     private static final String UNLOCK = "SELECT pg_advisory_unlock(hashtextextended(?, 0))";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
@@ -110,10 +119,14 @@ public final class DurableSchema {
             connection.setAutoCommit(true);
             // A session-level lock on the connection Liquibase then uses: it outlives Liquibase's own commits,
             // needs no second connection (a pool of one suffices), and dies with the session if the node does.
-            advisoryLock(connection, LOCK);
+            takeLock(connection);
             try {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("CREATE SCHEMA IF NOT EXISTS " + name);
+                    // The session's own search_path, for the changesets that run outside a transaction: Liquibase
+                    // 5.0.3 sets its default schema with SET LOCAL, which such a changeset does not see (its issue
+                    // 7791). Reset below, as the connection goes back to the application's pool.
+                    statement.execute("SET search_path TO " + name);
                 }
                 update(connection, changelog);
                 if (!connection.getAutoCommit()) {
@@ -121,7 +134,10 @@ public final class DurableSchema {
                 }
             } finally {
                 connection.setAutoCommit(true);
-                advisoryLock(connection, UNLOCK);
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("RESET search_path");
+                }
+                releaseLock(connection);
                 connection.setAutoCommit(autoCommit);
             }
         } catch (SQLException e) {
@@ -129,12 +145,44 @@ public final class DurableSchema {
         }
     }
 
-    /** Takes or releases the lock that serializes {@link #migrate} across nodes for this schema. */
-    private void advisoryLock(Connection connection, String sql) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setString(1, "durable-schema:" + name);
+    /**
+     * Takes the lock that serializes {@link #migrate} across nodes for this schema, trying again every
+     * {@code LOCK_RETRY} while another node holds it.
+     */
+    private void takeLock(Connection connection) throws SQLException {
+        boolean logged = false;
+        while (true) {
+            try (PreparedStatement statement = connection.prepareStatement(TRY_LOCK)) {
+                statement.setString(1, lockKey());
+                try (ResultSet result = statement.executeQuery()) {
+                    if (result.next() && result.getBoolean(1)) {
+                        return;
+                    }
+                }
+            }
+            if (!logged) {
+                log.info("Another node is installing durable's schema '{}'; waiting for it to finish", name);
+                logged = true;
+            }
+            try {
+                Thread.sleep(LOCK_RETRY.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting to install durable's schema '" + name
+                        + "'", e);
+            }
+        }
+    }
+
+    private void releaseLock(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(UNLOCK)) {
+            statement.setString(1, lockKey());
             statement.execute();
         }
+    }
+
+    private String lockKey() {
+        return "durable-schema:" + name;
     }
 
     /** Whether {@code classLoader} can load Liquibase, which {@link #migrate(DataSource)} runs. */

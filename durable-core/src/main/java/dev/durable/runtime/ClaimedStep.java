@@ -12,20 +12,33 @@ import org.jspecify.annotations.Nullable;
  * {@link ClaimRepository}, or the inline continuation of {@link TransitionRepository}).
  *
  * @param leaseToken the token of this claim; every write that ends the step is fenced on it
- * @param awaits     the signal name the instance was parked on when it woke, if it was woken by a signal
- * @param inbox      the instance's signals at pick, ordered by arrival
+ * @param awaits         the signal names the instance was parked on (empty if it was not parked); a signal of any
+ *                       of them in the inbox is an awaited one
+ * @param deadlinePassed whether the park had a deadline that has passed (at pick)
+ * @param inbox          the instance's signals at pick, ordered by arrival
  */
 record ClaimedStep(long id, String machine, int version, String step, @Nullable String stateJson,
-        @Nullable String awaits, int attempt, long leaseToken, String queue, @Nullable String partitionKey,
-        List<SignalRow> inbox) {
+        List<String> awaits, boolean deadlinePassed, int attempt, long leaseToken, String queue,
+        @Nullable String partitionKey, List<SignalRow> inbox) {
+
+    ClaimedStep {
+        awaits = List.copyOf(awaits);
+    }
+
+    /** Whether a signal of this name is one the instance awaited. */
+    boolean awaits(String signalName) {
+        return awaits.contains(signalName);
+    }
 
     Claim claim() {
         return new Claim(id, leaseToken);
     }
 
     /**
-     * The claimed row as both claiming statements return it: the row's columns, and its unconsumed signals as
-     * parallel arrays in id order ({@code signal_ids}, {@code signal_names}, ...; all NULL for an empty inbox).
+     * The claimed row as both claiming statements return it: the row's columns ({@code awaits} and
+     * {@code awaits_set}, the names of an await on one and on several, and {@code deadline_passed}), and its
+     * unconsumed signals as parallel arrays in id order ({@code signal_ids}, {@code signal_names}, ...; all NULL for
+     * an empty inbox).
      */
     static ClaimedStep read(ResultSet rs, int rowNum) throws SQLException {
         List<SignalRow> inbox = List.of();
@@ -42,8 +55,17 @@ record ClaimedStep(long id, String machine, int version, String step, @Nullable 
             }
             inbox = List.of(signals);
         }
+        List<String> awaits;
+        Array awaitsSet = rs.getArray("awaits_set");
+        if (awaitsSet != null) {
+            awaits = List.of((String[]) awaitsSet.getArray());
+        } else {
+            String awaited = rs.getString("awaits");
+            awaits = awaited == null ? List.of() : List.of(awaited);
+        }
         return new ClaimedStep(rs.getLong("id"), rs.getString("machine"), rs.getInt("machine_version"),
-                rs.getString("step"), rs.getString("state"), rs.getString("awaits"), rs.getInt("attempt"),
-                rs.getLong("lease_token"), rs.getString("queue"), rs.getString("partition_key"), inbox);
+                rs.getString("step"), rs.getString("state"), awaits, rs.getBoolean("deadline_passed"),
+                rs.getInt("attempt"), rs.getLong("lease_token"), rs.getString("queue"), rs.getString("partition_key"),
+                inbox);
     }
 }

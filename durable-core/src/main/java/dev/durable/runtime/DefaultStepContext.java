@@ -43,6 +43,11 @@ record DefaultStepContext(ClaimedStep claimed, Inbox inbox) implements StepConte
     }
 
     @Override
+    public boolean timedOut() {
+        return claimed.deadlinePassed() && inbox.awaited().isEmpty();
+    }
+
+    @Override
     public String toString() {
         return "StepContext[instance=" + claimed.id() + ", " + claimed.machine() + " v" + claimed.version()
                 + ", step=" + claimed.step() + ", attempt=" + claimed.attempt() + ", leaseToken="

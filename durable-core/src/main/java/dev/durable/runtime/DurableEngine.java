@@ -35,7 +35,8 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
  * The durable engine of one node: the client API plus the runtime that runs steps — a poller per queue, the step
- * executor, the committer, the heartbeat and the reaper. Usable without Spring Boot:
+ * executor, the committer, the heartbeat, the reaper and the sweep that fires await deadlines. Usable without Spring
+ * Boot:
  *
  * <pre>{@code
  * DurableEngine engine = DurableEngine.builder(dataSource, MachineRegistry.of(checkout))
@@ -76,6 +77,7 @@ public final class DurableEngine implements AutoCloseable {
     private final NodeRegistry registry;
     private final BackgroundLoop heartbeatLoop;
     private final BackgroundLoop reaperLoop;
+    private final BackgroundLoop deadlineLoop;
     private boolean closed;
 
     private DurableEngine(Builder builder) {
@@ -122,6 +124,10 @@ public final class DurableEngine implements AutoCloseable {
             registry.watchStranded();
             return next;
         }, lifecycle, events, settings.maxRetryBackoff());
+        AwaitDeadlines deadlines = new AwaitDeadlines(new DeadlineRepository(planning), events,
+                names -> names.forEach(this::wake), settings);
+        this.deadlineLoop = new BackgroundLoop(AwaitDeadlines.NAME, deadlines::sweep, lifecycle, events,
+                settings.maxRetryBackoff());
     }
 
     /** A builder for an engine on {@code dataSource} running {@code machines}. */
@@ -157,6 +163,7 @@ public final class DurableEngine implements AutoCloseable {
         reaper.nodeStarted();
         heartbeatLoop.start();
         reaperLoop.start();
+        deadlineLoop.start();
         queues.values().forEach(QueuePoller::start);
         lifecycle.moveTo(NodeState.RUNNING);
     }
@@ -180,6 +187,7 @@ public final class DurableEngine implements AutoCloseable {
         committer.stop(COMPONENT_STOP_TIMEOUT);
         heartbeatLoop.stop(COMPONENT_STOP_TIMEOUT);
         reaperLoop.stop(COMPONENT_STOP_TIMEOUT);
+        deadlineLoop.stop(COMPONENT_STOP_TIMEOUT);
         registry.forget();
         lifecycle.moveTo(NodeState.STOPPED);
     }

@@ -50,6 +50,10 @@ final class EngineEvents {
         }
     }
 
+    void deadlinesFired(int count) {
+        stats.deadlinesFired.add(count);
+    }
+
     void released(int count) {
         stats.released.add(count);
     }

@@ -21,6 +21,7 @@ public final class EngineStats {
     final LongAdder leasesLost = new LongAdder();
     final LongAdder reaped = new LongAdder();
     final LongAdder released = new LongAdder();
+    final LongAdder deadlinesFired = new LongAdder();
     final LongAdder signalsDelivered = new LongAdder();
     final LongAdder signalsDeduplicated = new LongAdder();
     final LongAdder signalsRefused = new LongAdder();
@@ -78,6 +79,11 @@ public final class EngineStats {
     /** Expired claims this node's reaper returned to runnable (claims of earlier starts included). */
     public long reaped() {
         return reaped.sum();
+    }
+
+    /** Await deadlines this node's sweep fired (parked instances returned to runnable to re-run timed out). */
+    public long deadlinesFired() {
+        return deadlinesFired.sum();
     }
 
     /** Claims this node released at shutdown. */

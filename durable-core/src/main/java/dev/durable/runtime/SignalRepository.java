@@ -19,7 +19,8 @@ final class SignalRepository {
     //    park committed a moment ago (docs/DESIGN.md, pitfall P1). The lock waits for a park in progress and returns
     //    the row as the park left it;
     // 2. store the signal unless the instance is missing or terminal, deduplicated on (instance_id, dedup_key);
-    // 3. wake the instance if it is parked on this name and the signal was stored;
+    // 3. wake the instance if it is parked on this name (the one in awaits, or one of an await set) and the signal
+    //    was stored; a deadline it also had stays, and the woken step, finding the signal, did not time out;
     // 4. for an ended instance, say whether this dedup key reached it before (its tombstone outlives the end), so a
     //    webhook redelivered after the instance finished is answered "deduplicated", not "refused".
     // The park takes the same row lock, then re-checks the inbox in a later statement, so whichever of the two
@@ -27,7 +28,7 @@ final class SignalRepository {
     static final String DELIVER = """
             /* durable: deliver signal */
             WITH target AS (
-                SELECT id, status, awaits, queue
+                SELECT id, status, awaits, awaits_set, queue
                 FROM {schema}.durable_instance
                 WHERE id = :instanceId
                 FOR NO KEY UPDATE
@@ -42,7 +43,8 @@ final class SignalRepository {
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable', eligible_at = now(), updated_at = now()
                 FROM target t
-                WHERE d.id = t.id AND t.status = 'awaiting_signal' AND t.awaits = :name
+                WHERE d.id = t.id AND t.status = 'awaiting_signal'
+                  AND (t.awaits = :name OR :name = ANY (t.awaits_set))
                   AND EXISTS (SELECT 1 FROM stored)
                 RETURNING d.id
             )

@@ -155,7 +155,9 @@ final class StepRunner {
         }
         if (outcome instanceof Outcome.Await await) {
             String state = stateJson(claimed, machine, await.state(), stateReadable);
-            return new Decision(Transition.await(claim, await.signal(), state, awaited), Outcome.Kind.AWAIT, failure);
+            Long timeoutMillis = await.timeout() == null ? null : await.timeout().toMillis();
+            return new Decision(Transition.await(claim, await.signals(), timeoutMillis, state, awaited),
+                    Outcome.Kind.AWAIT, failure);
         }
         if (outcome instanceof Outcome.Done done) {
             String result;
@@ -200,17 +202,17 @@ final class StepRunner {
             return Inbox.EMPTY;
         }
         List<Signal> all = claimed.inbox().stream().<Signal>map(row -> new InboxSignal(row, codec)).toList();
-        List<Signal> awaited = claimed.awaits() == null ? List.of()
-                : all.stream().filter(signal -> signal.name().equals(claimed.awaits())).toList();
+        List<Signal> awaited = claimed.awaits().isEmpty() ? List.of()
+                : all.stream().filter(signal -> claimed.awaits(signal.name())).toList();
         return new Inbox(awaited, all);
     }
 
     private static List<Long> awaitedIds(ClaimedStep claimed) {
-        if (claimed.awaits() == null) {
+        if (claimed.awaits().isEmpty()) {
             return List.of();
         }
         return claimed.inbox().stream()
-                .filter(signal -> signal.name().equals(claimed.awaits()))
+                .filter(signal -> claimed.awaits(signal.name()))
                 .map(SignalRow::id)
                 .toList();
     }

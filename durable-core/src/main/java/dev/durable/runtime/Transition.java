@@ -12,18 +12,24 @@ import org.jspecify.annotations.Nullable;
  * under the same lease token, and the node runs the next step at once (inline execution of a chain).
  *
  * @param stateJson   the new state as JSON, or {@code null} to keep the stored state untouched
- * @param awaitedIds  the ids of the awaited signals handed to the step: deleted by a {@code NEXT}, ignored by the
- *                    park's re-check of an {@code AWAIT}
+ * @param awaits        {@code AWAIT}: the names parked on, at least one; empty for the other kinds
+ * @param timeoutMillis {@code AWAIT}: the deadline's distance from the commit, or {@code null} for no deadline
+ * @param awaitedIds    the ids of the awaited signals handed to the step: deleted by a {@code NEXT}, ignored by the
+ *                      park's re-check of an {@code AWAIT}
  * @param error       {@code RETRY}: the failure that led to it (recorded in last_error), {@code STOP}: the reason
  */
 record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
-        @Nullable String stateJson, long delayMillis, @Nullable String awaits, List<Long> awaitedIds,
-        @Nullable String resultJson, @Nullable String error) {
+        @Nullable String stateJson, long delayMillis, List<String> awaits, @Nullable Long timeoutMillis,
+        List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error) {
 
     public Transition {
         Objects.requireNonNull(claim, "claim");
         Objects.requireNonNull(kind, "kind");
+        awaits = List.copyOf(awaits);
         awaitedIds = List.copyOf(awaitedIds);
+        if ((kind == Outcome.Kind.AWAIT) == awaits.isEmpty()) {
+            throw new IllegalArgumentException("an await, and only an await, names signals: " + kind + " " + awaits);
+        }
         if (keepsClaim && (kind != Outcome.Kind.NEXT || delayMillis > 0)) {
             throw new IllegalArgumentException("only a next due at once keeps its claim, not " + kind
                     + " after " + delayMillis + " ms");
@@ -37,31 +43,74 @@ record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable 
     /** A next whose step becomes eligible {@code delayMillis} after the commit (a durable timer when positive). */
     public static Transition next(Claim claim, String step, @Nullable String stateJson, List<Long> awaitedIds,
             long delayMillis) {
-        return new Transition(claim, Outcome.Kind.NEXT, false, step, stateJson, delayMillis, null, awaitedIds, null,
-                null);
+        return new Transition(claim, Outcome.Kind.NEXT, false, step, stateJson, delayMillis, List.of(), null,
+                awaitedIds, null, null);
     }
 
     public static Transition retry(Claim claim, @Nullable String stateJson, long delayMillis,
             @Nullable String error) {
-        return new Transition(claim, Outcome.Kind.RETRY, false, null, stateJson, delayMillis, null, List.of(), null, error);
+        return new Transition(claim, Outcome.Kind.RETRY, false, null, stateJson, delayMillis, List.of(), null,
+                List.of(), null, error);
     }
 
     public static Transition await(Claim claim, String signal, @Nullable String stateJson, List<Long> awaitedIds) {
-        return new Transition(claim, Outcome.Kind.AWAIT, false, null, stateJson, 0, signal, awaitedIds, null, null);
+        return await(claim, List.of(signal), null, stateJson, awaitedIds);
+    }
+
+    /** A park on any of {@code signals}, with a deadline {@code timeoutMillis} after the commit unless null. */
+    public static Transition await(Claim claim, List<String> signals, @Nullable Long timeoutMillis,
+            @Nullable String stateJson, List<Long> awaitedIds) {
+        return new Transition(claim, Outcome.Kind.AWAIT, false, null, stateJson, 0, signals, timeoutMillis,
+                awaitedIds, null, null);
     }
 
     public static Transition done(Claim claim, String resultJson) {
-        return new Transition(claim, Outcome.Kind.DONE, false, null, null, 0, null, List.of(), resultJson, null);
+        return new Transition(claim, Outcome.Kind.DONE, false, null, null, 0, List.of(), null, List.of(), resultJson,
+                null);
     }
 
     public static Transition stop(Claim claim, String reason) {
-        return new Transition(claim, Outcome.Kind.STOP, false, null, null, 0, null, List.of(), null, reason);
+        return new Transition(claim, Outcome.Kind.STOP, false, null, null, 0, List.of(), null, List.of(), null,
+                reason);
+    }
+
+    /** {@code AWAIT}: the first name parked on, stored in {@code awaits}. */
+    @Nullable String firstAwaited() {
+        return awaits.isEmpty() ? null : awaits.get(0);
+    }
+
+    /**
+     * {@code AWAIT} on several names: all of them as a JSON array, stored in {@code awaits_set}; {@code null} for an
+     * await on one name (an array per row cannot be bound as a column of {@code unnest}, a JSON text can).
+     */
+    @Nullable String awaitSetJson() {
+        if (awaits.size() < 2) {
+            return null;
+        }
+        StringBuilder json = new StringBuilder("[");
+        for (String name : awaits) {
+            if (json.length() > 1) {
+                json.append(',');
+            }
+            json.append('"');
+            name.chars().forEach(c -> {
+                if (c == '"' || c == '\\') {
+                    json.append('\\').append((char) c);
+                } else if (c < 0x20) {
+                    json.append(String.format("\\u%04x", c));
+                } else {
+                    json.append((char) c);
+                }
+            });
+            json.append('"');
+        }
+        return json.append(']').toString();
     }
 
     /** This {@code next}, keeping the claim for the next step. */
     public Transition keepingClaim() {
-        return new Transition(claim, kind, true, step, stateJson, delayMillis, awaits, awaitedIds, resultJson,
-                error);
+        return new Transition(claim, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
+                resultJson, error);
     }
 
     public long id() {

@@ -53,7 +53,8 @@ final class TransitionRepository {
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable', step = o.step,
                     state = coalesce(o.state::jsonb, d.state),
-                    attempt = 0, awaits = NULL, eligible_at = now() + o.delay_ms * interval '1 millisecond',
+                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL,
+                    eligible_at = now() + o.delay_ms * interval '1 millisecond',
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
                 WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
@@ -83,12 +84,12 @@ final class TransitionRepository {
                 UPDATE {schema}.durable_instance d
                 SET step = o.step,
                     state = coalesce(o.state::jsonb, d.state),
-                    attempt = 0, awaits = NULL, eligible_at = now(),
+                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, eligible_at = now(),
                     lease_expires_at = now() + :leaseMs * interval '1 millisecond', updated_at = now()
                 FROM o
                 WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
-                RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.attempt, d.lease_token,
-                          d.queue, d.partition_key
+                RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set, d.attempt,
+                          d.lease_token, d.queue, d.partition_key
             ), kept AS (
                 UPDATE {schema}.durable_signal s SET consumed_at = now()
                 WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NOT NULL
@@ -98,8 +99,8 @@ final class TransitionRepository {
                 WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NULL
                   AND s.instance_id IN (SELECT id FROM applied)
             )
-            SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.attempt,
-                   c.lease_token, c.queue, c.partition_key,
+            SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
+                   false AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
                    inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
                    inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
             FROM applied c
@@ -114,8 +115,8 @@ final class TransitionRepository {
                   AND s.id <> ALL (:consumedSignal::bigint[])) inbox ON true
             """;
 
-    // retry: same step, attempt + 1, runnable after the delay; consumes nothing and keeps awaits, so the re-run
-    // step sees the same signals.
+    // retry: same step, attempt + 1, runnable after the delay; consumes nothing and keeps awaits and the deadline,
+    // so the re-run step sees the same signals and the same timeout.
     static final String APPLY_RETRY = """
             /* durable: retry */
             WITH o AS (
@@ -143,26 +144,34 @@ final class TransitionRepository {
             SELECT id FROM {schema}.durable_instance WHERE id = ANY (:id::bigint[]) ORDER BY id FOR NO KEY UPDATE
             """;
 
-    // await, second statement: park, unless a matching signal is already in the inbox, in which case the row goes
-    // straight back to runnable. Signals already handed to the step as awaited do not count: a step that
-    // re-awaits after seeing its signal would otherwise spin (docs/DESIGN.md, pitfall P2).
+    // await, second statement: park on the awaited names (awaits holds the first, awaits_set all of them when there
+    // are several), with the deadline, if any, on the database's clock; unless a matching signal is already in the
+    // inbox or the deadline is already due, in which case the row goes straight back to runnable. Signals already
+    // handed to the step as awaited do not count: a step that re-awaits after seeing its signal would otherwise
+    // spin (docs/DESIGN.md, pitfall P2).
     static final String APPLY_AWAIT = """
             /* durable: await park */
             WITH o AS (
-                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :state::text[])
-                    AS o(id, token, awaits, state)
+                SELECT o.id, o.token, o.awaits, o.state,
+                       now() + o.timeout_ms * interval '1 millisecond' AS deadline,
+                       CASE WHEN o.set_json IS NOT NULL
+                            THEN ARRAY(SELECT jsonb_array_elements_text(o.set_json::jsonb)) END AS awaits_set
+                FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :awaitsSet::text[],
+                            :timeoutMs::bigint[], :state::text[])
+                    AS o(id, token, awaits, set_json, timeout_ms, state)
             )
             UPDATE {schema}.durable_instance d
-            SET status = CASE WHEN EXISTS (
+            SET status = CASE WHEN o.deadline <= now() OR EXISTS (
                                   SELECT 1 FROM {schema}.durable_signal s
-                                  WHERE s.instance_id = d.id AND s.name = o.awaits AND s.consumed_at IS NULL
+                                  WHERE s.instance_id = d.id AND s.consumed_at IS NULL
+                                    AND (s.name = o.awaits OR s.name = ANY (o.awaits_set))
                                     AND NOT EXISTS (
                                         SELECT 1 FROM unnest(:seenInstance::bigint[], :seenSignal::bigint[])
                                                       AS seen(instance_id, signal_id)
                                         WHERE seen.instance_id = d.id AND seen.signal_id = s.id))
                               THEN 'runnable'::{schema}.durable_status
                               ELSE 'awaiting_signal'::{schema}.durable_status END,
-                awaits = o.awaits,
+                awaits = o.awaits, awaits_set = o.awaits_set, deadline = o.deadline,
                 state = coalesce(o.state::jsonb, d.state),
                 eligible_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
             FROM o
@@ -183,7 +192,8 @@ final class TransitionRepository {
             SET status = o.status::{schema}.durable_status,
                 result = o.result::jsonb,
                 last_error = CASE WHEN o.status = 'failed' THEN o.error ELSE d.last_error END,
-                awaits = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                awaits = NULL, awaits_set = NULL, deadline = NULL,
+                lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
             FROM o
             WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
             RETURNING d.id
@@ -365,7 +375,9 @@ final class TransitionRepository {
             }
         }
         return onClaims(applyAwaitSql, batch)
-                .param("awaits", column(batch, "text", Transition::awaits))
+                .param("awaits", column(batch, "text", Transition::firstAwaited))
+                .param("awaitsSet", column(batch, "text", Transition::awaitSetJson))
+                .param("timeoutMs", column(batch, "int8", Transition::timeoutMillis))
                 .param("state", column(batch, "text", Transition::stateJson))
                 .param("seenInstance", new SqlArrayValue("int8", seenInstance.toArray()))
                 .param("seenSignal", new SqlArrayValue("int8", seenSignal.toArray()))

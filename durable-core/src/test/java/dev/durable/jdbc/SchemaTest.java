@@ -7,9 +7,11 @@ import dev.durable.testing.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Statement;
 import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -49,8 +51,20 @@ class SchemaTest {
             try (InputStream in = getClass().getResourceAsStream("/" + script)) {
                 sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
-            // As a user of another migration tool would run it: in order, with search_path set to the target schema.
-            jdbc.execute("SET search_path TO durable_plain; " + sql + "; SET search_path TO DEFAULT");
+            // As a user of another migration tool would run it: in order, with search_path set to the target schema,
+            // one statement at a time (a CREATE INDEX CONCURRENTLY cannot share a transaction with another).
+            jdbc.execute((ConnectionCallback<Void>) connection -> {
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("SET search_path TO durable_plain");
+                    for (String each : sql.replaceAll("(?m)^\\s*--.*$", "").split(";\\s*\\n")) {
+                        if (!each.isBlank()) {
+                            statement.execute(each);
+                        }
+                    }
+                    statement.execute("SET search_path TO DEFAULT");
+                }
+                return null;
+            });
         }
 
         assertThat(describe("durable_plain")).isEqualTo(describe(TestDatabase.SCHEMA));

@@ -57,34 +57,60 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog", String.class))
                 .containsExactly("durable-schema-v1");
 
-        // Live data written by a client on the version 1 schema: one instance parked with a signal on its way, one
-        // runnable, one already done.
+        // Live data on the version 1 schema, in every status: written by a client (the starts) and as the engine of
+        // version 1 would have left it (parked, claimed by a node that then died, done, failed, a signal on its way).
         DurableClient client = engines.build("v1-client", settings -> settings.schema(SCHEMA), orders()).client();
         long parked = client.start("orders", new Order(1)).id();
         long runnable = client.start("orders", new Order(2)).id();
         long done = client.start("orders", new Order(3)).id();
+        long executing = client.start("orders", new Order(4)).id();
+        long failed = client.start("orders", new Order(5)).id();
         jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
                 + " WHERE id = ?", parked);
         jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'done', result = '\"shipped 3\"'"
                 + " WHERE id = ?", done);
-        client.signal(runnable, "paid", "early", "evt-2");
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'executing', lease_owner = 'gone:1',"
+                + " lease_token = nextval('" + SCHEMA + ".durable_lease_token_seq'),"
+                + " lease_expires_at = now() - interval '1 minute' WHERE id = ?", executing);
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'failed', last_error = 'declined'"
+                + " WHERE id = ?", failed);
+        for (long id : List.of(runnable, executing)) {
+            jdbc.update("INSERT INTO " + SCHEMA + ".durable_signal (instance_id, name, payload, dedup_key)"
+                    + " VALUES (?, 'paid', '\"early\"', ?)", id, "evt-" + id);
+        }
         List<Map<String, Object>> instancesBefore = rows("durable_instance");
         List<Map<String, Object>> signalsBefore = rows("durable_signal");
 
         schema.migrate(dataSource);
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
-                String.class)).containsExactly("durable-schema-v1", "durable-schema-v2");
-        assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
+                String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3");
+        // Every stored value is kept; the new columns are empty.
+        assertThat(rowsWithout("durable_instance", "deadline", "awaits_set")).isEqualTo(instancesBefore);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance"
+                + " WHERE deadline IS NOT NULL OR awaits_set IS NOT NULL", Long.class)).isZero();
         assertThat(rows("durable_signal")).isEqualTo(signalsBefore);
+        assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
+                Boolean.class, SCHEMA + ".durable_instance_deadline")).isTrue();
 
-        // The upgraded database runs on: the engine registers its node, and every live instance finishes.
-        DurableEngine engine = engines.start("v2-node", settings -> settings.schema(SCHEMA), orders());
+        // The upgraded database runs on: the engine registers its node, the crashed claim is reaped and re-run,
+        // and every live instance finishes; the ended ones stay as they were.
+        DurableEngine engine = engines.start("v3-node", settings -> settings.schema(SCHEMA), orders());
         engine.client().signal(parked, "paid", "late", "evt-1");
-        await().atMost(Duration.ofSeconds(10)).until(() -> List.of(parked, runnable, done).stream()
-                .allMatch(id -> "done".equals(jdbc.queryForObject("SELECT status::text FROM " + SCHEMA
-                        + ".durable_instance WHERE id = ?", String.class, id))));
+        await().atMost(Duration.ofSeconds(20)).until(() -> List.of(parked, runnable, done, executing).stream()
+                .allMatch(id -> "done".equals(status(id))));
+        assertThat(status(failed)).isEqualTo("failed");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_node", Long.class)).isOne();
+    }
+
+    private String status(long id) {
+        return jdbc.queryForObject("SELECT status::text FROM " + SCHEMA + ".durable_instance WHERE id = ?",
+                String.class, id);
+    }
+
+    private List<Map<String, Object>> rowsWithout(String table, String... columns) {
+        return jdbc.queryForList("SELECT (to_jsonb(t) - ?::text[])::text AS row FROM " + SCHEMA + "." + table
+                + " t ORDER BY id", (Object) columns);
     }
 
     private List<Map<String, Object>> rows(String table) {

@@ -127,7 +127,7 @@ class NoLostWakeUpTest {
         // The woken step is handed the signal as awaited.
         ClaimedStep woken = claims.pick("q", Map.of("parker", List.of(1)), 1, "node:1", Duration.ofMinutes(1))
                 .get(0);
-        assertThat(woken.awaits()).isEqualTo("paid");
+        assertThat(woken.awaits()).containsExactly("paid");
         assertThat(woken.inbox()).singleElement().satisfies(signal -> {
             assertThat(signal.name()).isEqualTo("paid");
             assertThat(signal.payloadJson()).isEqualTo("{\"amount\": 5}");

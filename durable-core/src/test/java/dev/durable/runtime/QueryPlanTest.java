@@ -33,7 +33,10 @@ class QueryPlanTest {
 
     private final NamedParameterJdbcTemplate jdbc = new NamedParameterJdbcTemplate(TestDatabase.dataSource());
 
-    /** ROWS rows over 5 queues: 1% runnable, 1% executing, the rest done; a signal for every 10th row. */
+    /**
+     * ROWS rows over 5 queues: 1% runnable, 1% executing, 1% parked (half of those with a deadline), the rest done; a
+     * signal for every 10th row.
+     */
     @BeforeAll
     static void fillTheTable() {
         TestDatabase.clean();
@@ -42,8 +45,8 @@ class QueryPlanTest {
                     (machine, machine_version, step, state, queue, status, eligible_at, partition_key,
                      lease_owner, lease_token, lease_expires_at)
                 SELECT 'm', 1, 's', '{}', 'q' || (g % 5),
-                       (CASE g % 100 WHEN 0 THEN 'runnable' WHEN 1 THEN 'executing' ELSE 'done' END)
-                           ::durable_it.durable_status,
+                       (CASE g % 100 WHEN 0 THEN 'runnable' WHEN 1 THEN 'executing' WHEN 2 THEN 'awaiting_signal'
+                                     ELSE 'done' END)::durable_it.durable_status,
                        now() - interval '1 minute',
                        CASE WHEN g % 3 = 0 AND g % 100 <> 1 THEN 'key-' || (g % 1000) END,
                        CASE WHEN g % 100 = 1 THEN 'node:1' END,
@@ -51,6 +54,12 @@ class QueryPlanTest {
                        CASE WHEN g % 100 = 1 THEN now() + interval '1 minute' END
                 FROM generate_series(1, ?) g
                 """, ROWS);
+        // The parked rows: every other one with a deadline, from ten minutes ago to ten minutes ahead.
+        TestDatabase.jdbc().update("""
+                UPDATE durable_it.durable_instance
+                SET awaits = 'sig', deadline = CASE WHEN id % 200 = 2 THEN now() + (id % 21 - 10) * interval '1 minute' END
+                WHERE status = 'awaiting_signal'
+                """);
         TestDatabase.jdbc().update("""
                 INSERT INTO durable_it.durable_signal (instance_id, name, payload)
                 SELECT id, 'sig', '{}' FROM durable_it.durable_instance WHERE id % 10 = 0
@@ -115,6 +124,8 @@ class QueryPlanTest {
                 .addValue("id", new SqlArrayValue("int8", 1001L, 2001L)));
         String park = explain(TransitionRepository.APPLY_AWAIT, claims()
                 .addValue("awaits", new SqlArrayValue("text", "sig", "sig"))
+                .addValue("awaitsSet", new SqlArrayValue("text", null, "[\"sig\",\"other\"]"))
+                .addValue("timeoutMs", new SqlArrayValue("int8", null, 60_000L))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
                 .addValue("seenInstance", new SqlArrayValue("int8"))
                 .addValue("seenSignal", new SqlArrayValue("int8")));
@@ -172,6 +183,19 @@ class QueryPlanTest {
         String plan = explain(NodeRepository.STRANDED, new MapSqlParameterSource().addValue("liveSeconds", 60.0));
 
         assertThat(plan).contains("durable_instance_pick").doesNotContain("Seq Scan on durable_instance");
+    }
+
+    /**
+     * The deadline sweep, run by every node at least once per poll interval: the due parked rows through the partial
+     * deadline index, and the next deadline as the first entry of that index; never the history.
+     */
+    @Test
+    void theDeadlineSweepWalksTheDeadlineIndex() {
+        String fire = explain(DeadlineRepository.FIRE, new MapSqlParameterSource().addValue("limit", 1000));
+        String next = explain(DeadlineRepository.UNTIL_NEXT, new MapSqlParameterSource());
+
+        assertThat(fire).contains("durable_instance_deadline").doesNotContain("Seq Scan on durable_instance");
+        assertThat(next).contains("durable_instance_deadline").doesNotContain("Seq Scan on durable_instance");
     }
 
     /** A crashed step's hand-back reaches its row by primary key, like every fenced write. */

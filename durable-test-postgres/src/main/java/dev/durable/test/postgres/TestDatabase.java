@@ -119,7 +119,7 @@ public final class TestDatabase {
     public Map<String, Object> row(long id) {
         return jdbc().queryForMap("""
                 SELECT id, machine, machine_version, step, status::text AS status, state::text AS state,
-                       result::text AS result, awaits, queue, priority, partition_key, attempt, last_error,
+                       result::text AS result, awaits, awaits_set::text AS awaits_set, deadline, queue, priority, partition_key, attempt, last_error,
                        lease_owner, lease_token, lease_expires_at, unique_key, unique_guard,
                        eligible_at, (eligible_at - now()) AS eligible_in,
                        extract(epoch FROM (eligible_at - now())) AS eligible_in_seconds

@@ -1,0 +1,59 @@
+package dev.durable.runtime;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fires await deadlines: parked instances whose deadline has passed go back to runnable, so their step re-runs and
+ * finds no awaited signal ({@code StepContext.timedOut()}). Every node sweeps, for every queue; concurrent sweeps skip
+ * each other's rows, and a node that does not work a row's queue only flips its status, which the pollers of that
+ * queue pick up at their next poll. After a sweep the loop sleeps until the next deadline in the table, at most one
+ * {@code poll-interval}, so a deadline fires at most about one poll interval late, and usually much less
+ * (docs/DESIGN.md, "Timers and deadlines").
+ *
+ * <p>A signal and a deadline racing for one instance both take the row lock: a delivery that holds it makes the sweep
+ * skip the row (the delivery wakes it, or the next sweep fires it); a sweep that holds it makes the delivery wait and
+ * then find the row runnable, so the signal is stored and the re-run step finds it in its inbox (and did not time
+ * out, if the signal was in before the pick).
+ */
+final class AwaitDeadlines {
+
+    static final String NAME = "durable-deadlines";
+
+    private static final Logger log = LoggerFactory.getLogger(AwaitDeadlines.class);
+
+    private final DeadlineRepository deadlines;
+    private final EngineEvents events;
+    private final Consumer<Set<String>> wakeQueues;
+    private final EngineSettings settings;
+
+    AwaitDeadlines(DeadlineRepository deadlines, EngineEvents events, Consumer<Set<String>> wakeQueues,
+            EngineSettings settings) {
+        this.deadlines = deadlines;
+        this.events = events;
+        this.wakeQueues = wakeQueues;
+        this.settings = settings;
+    }
+
+    /** One sweep: fires every due deadline, wakes this node's pollers of their queues; returns the pause until the next. */
+    Duration sweep() {
+        int batch = settings.reaperBatchSize();
+        Map<Long, String> fired;
+        do {
+            fired = deadlines.fireDue(batch);
+            if (!fired.isEmpty()) {
+                log.debug("Fired {} await deadlines: {}", fired.size(), fired.keySet());
+                events.deadlinesFired(fired.size());
+                wakeQueues.accept(Set.copyOf(fired.values()));
+            }
+        } while (fired.size() == batch);
+        Long untilNext = deadlines.millisUntilNext();
+        Duration max = settings.pollInterval();
+        // A deadline a moment away is slept to, plus a millisecond so that it is due when the sweep runs.
+        return untilNext == null || untilNext >= max.toMillis() ? max : Duration.ofMillis(untilNext + 1);
+    }
+}
