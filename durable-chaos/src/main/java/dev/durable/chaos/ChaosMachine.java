@@ -14,10 +14,11 @@ import org.jspecify.annotations.Nullable;
  * The machine the chaos nodes run. Its path is fixed by the plan in its state:
  *
  * <pre>
- * prepare:next
+ * prepare:next                                  (after sleepMs, a durable timer, when planned)
  * reserve:retry x retries, reserve:next         (explicit Outcome.retry)
  * charge:error x errors, charge:next            (a thrown exception; the error handler returns retry)
- * wait:await, wait:next                         (parks on signal "go", woken by the driver's signal)
+ * wait:await, [wait:timeout,] wait:next         (parks on signal "go", with a deadline of deadlineMs when planned;
+ *                                                a fired deadline re-parks without one; woken by the driver's signal)
  * finish:done
  * </pre>
  *
@@ -32,7 +33,7 @@ public final class ChaosMachine {
     public static final String SIGNAL = "go";
 
     /** The planned shape of one instance and the history of its committed outcomes. */
-    public record State(int retries, int errors, List<Entry> history) {
+    public record State(int retries, int errors, int sleepMs, int deadlineMs, List<Entry> history) {
 
         public State {
             history = List.copyOf(history);
@@ -41,7 +42,7 @@ public final class ChaosMachine {
         State with(Entry entry) {
             List<Entry> longer = new ArrayList<>(history);
             longer.add(entry);
-            return new State(retries, errors, longer);
+            return new State(retries, errors, sleepMs, deadlineMs, longer);
         }
 
         long count(String step, String outcome) {
@@ -105,6 +106,20 @@ public final class ChaosMachine {
         this.pacing = pacing;
     }
 
+    /**
+     * The paths an instance planned with {@code retries}, {@code errors} and an await deadline of {@code deadlineMs}
+     * may commit: the expected one, and with a deadline also the one where the deadline fired first.
+     */
+    public static List<List<String>> allowedPaths(int retries, int errors, int deadlineMs) {
+        List<String> path = expectedPath(retries, errors);
+        if (deadlineMs <= 0) {
+            return List.of(path);
+        }
+        List<String> timedOut = new ArrayList<>(path);
+        timedOut.add(timedOut.indexOf("wait:await") + 1, "wait:timeout");
+        return List.of(path, timedOut);
+    }
+
     /** The expected path of an instance planned with {@code retries} and {@code errors}. */
     public static List<String> expectedPath(int retries, int errors) {
         List<String> path = new ArrayList<>();
@@ -146,7 +161,7 @@ public final class ChaosMachine {
     private Outcome prepare(@Nullable State state, StepContext ctx) throws Exception {
         State s = require(state);
         work(ctx, "next");
-        return Outcome.next("reserve", s.with(entry(ctx, "next", null)));
+        return Outcome.next("reserve", s.with(entry(ctx, "next", null)), Duration.ofMillis(s.sleepMs()));
     }
 
     private Outcome reserve(@Nullable State state, StepContext ctx) throws Exception {
@@ -172,9 +187,17 @@ public final class ChaosMachine {
     private Outcome await(@Nullable State state, StepContext ctx) throws Exception {
         State s = require(state);
         List<Signal> awaited = ctx.awaited();
+        if (awaited.isEmpty() && ctx.timedOut()) {
+            // The deadline fired before the signal: wait on, without a deadline, for the signal that must come.
+            work(ctx, "timeout");
+            return Outcome.await(SIGNAL, s.with(entry(ctx, "timeout", null)));
+        }
         if (awaited.isEmpty()) {
             work(ctx, "await");
-            return Outcome.await(SIGNAL, s.with(entry(ctx, "await", null)));
+            State parked = s.with(entry(ctx, "await", null));
+            return s.deadlineMs() > 0 && s.count("wait", "timeout") == 0
+                    ? Outcome.await(SIGNAL, parked, Duration.ofMillis(s.deadlineMs()))
+                    : Outcome.await(SIGNAL, parked);
         }
         Go go = awaited.get(0).payload(Go.class);
         String detail = "nonce=" + (go == null ? "null" : go.nonce()) + " awaited=" + awaited.size();

@@ -529,6 +529,7 @@ public final class ChaosOrchestrator {
                 + " overlaps_all=" + c.get("overlaps_all")
                 + " dup_signals=" + c.get("dup_signals_deduplicated") + "/" + c.get("dup_signals_after_consumption")
                 + "/" + c.get("dup_signals_refused_terminal")
+                + " deadlines_fired=" + c.get("deadlines_fired") + "/" + c.get("deadlines")
                 + " violations=" + violations
                 + " duration=" + seconds + "s seed=" + config.seed();
     }

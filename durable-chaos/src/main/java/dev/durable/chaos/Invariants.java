@@ -46,11 +46,11 @@ final class Invariants {
         }
     }
 
-    record PlanRow(long instanceId, int seq, @Nullable String partitionKey, int retries, int errors, String nonce,
-            String mode, boolean duplicate) {
+    record PlanRow(long instanceId, int seq, @Nullable String partitionKey, int retries, int errors, int sleepMs,
+            int deadlineMs, String nonce, String mode, boolean duplicate) {
     }
 
-    record Delivery(long instanceId, String nonce, boolean duplicate, String result, int attempts) {
+    record Delivery(long instanceId, String nonce, boolean duplicate, String result, int attempts, Instant sentAt) {
     }
 
     record InstanceRow(long id, String status, @Nullable String partitionKey, @Nullable Long leaseToken,
@@ -94,7 +94,7 @@ final class Invariants {
     Report check(Witness witness) {
         Map<Long, PlanRow> plans = load("SELECT * FROM chaos.plan", (rs, i) -> new PlanRow(rs.getLong("instance_id"),
                 rs.getInt("seq"), rs.getString("partition_key"), rs.getInt("retries"), rs.getInt("errors"),
-                rs.getString("nonce"), rs.getString("mode"), rs.getBoolean("duplicate")), PlanRow::instanceId);
+                rs.getInt("sleep_ms"), rs.getInt("deadline_ms"), rs.getString("nonce"), rs.getString("mode"), rs.getBoolean("duplicate")), PlanRow::instanceId);
         Map<Long, InstanceRow> rows = load("""
                 SELECT id, status::text AS status, partition_key, lease_token, result::text AS result, last_error
                 FROM durable.durable_instance
@@ -109,7 +109,8 @@ final class Invariants {
                 .list();
         List<Delivery> deliveries = jdbc.sql("SELECT * FROM chaos.delivery ORDER BY id").query((rs, i) ->
                 new Delivery(rs.getLong("instance_id"), rs.getString("nonce"), rs.getBoolean("duplicate"),
-                        rs.getString("result"), rs.getInt("attempts"))).list();
+                        rs.getString("result"), rs.getInt("attempts"),
+                        rs.getObject("sent_at", OffsetDateTime.class).toInstant())).list();
 
         Map<Long, ChaosMachine.State> finals = new HashMap<>();
         List<String> unreadable = new ArrayList<>();
@@ -134,6 +135,8 @@ final class Invariants {
         checks.add(noUnappliedOutcomeCommitted(witness, committed, byRun, counts));
         checks.add(noLostResults(attempts, committed, witness));
         checks.add(signals(plans, finals, deliveries));
+        checks.add(timersNeverEarly(plans, finals, attempts, byRun));
+        checks.add(deadlinesOnlyWithoutSignal(plans, finals, deliveries, byRun, counts));
         OverlapResult partitions = overlaps(attempts, committed, witness,
                 attempt -> rows.containsKey(attempt.instanceId()) ? rows.get(attempt.instanceId()).partitionKey()
                         : null);
@@ -188,12 +191,14 @@ final class Invariants {
             if (state == null) {
                 continue; // all-done reports it
             }
-            List<String> expected = ChaosMachine.expectedPath(plan.retries(), plan.errors());
+            List<List<String>> allowed = ChaosMachine.allowedPaths(plan.retries(), plan.errors(), plan.deadlineMs());
             List<String> actual = state.history().stream().map(ChaosMachine.Entry::label).toList();
-            if (!expected.equals(actual)) {
-                evidence.add("instance " + plan.instanceId() + ": expected " + expected + ", committed " + actual);
+            if (!allowed.contains(actual)) {
+                evidence.add("instance " + plan.instanceId() + ": expected one of " + allowed + ", committed "
+                        + actual);
             }
-            if (state.retries() != plan.retries() || state.errors() != plan.errors()) {
+            if (state.retries() != plan.retries() || state.errors() != plan.errors()
+                    || state.sleepMs() != plan.sleepMs() || state.deadlineMs() != plan.deadlineMs()) {
                 evidence.add("instance " + plan.instanceId() + ": state plan " + state.retries() + "/"
                         + state.errors() + " differs from the driver's " + plan.retries() + "/" + plan.errors());
             }
@@ -334,6 +339,83 @@ final class Invariants {
         return new Check("signals-delivered-once", evidence.isEmpty(), plans.size() + " signals acknowledged and "
                 + "each seen by its woken step exactly once with its own payload; " + duplicates
                 + " duplicate sends (same dedup key, other payload) never seen", evidence);
+    }
+
+    /**
+     * A durable timer never fires early: every execution of {@code reserve} (committed or not) of an instance that
+     * slept after {@code prepare} started at least {@code sleepMs} after the committed {@code prepare} execution
+     * ended (its outcome, and so the timer's start, was committed later still). One clock: the database's.
+     */
+    private static Check timersNeverEarly(Map<Long, PlanRow> plans, Map<Long, ChaosMachine.State> finals,
+            List<Attempt> attempts, Map<Run, Attempt> byRun) {
+        List<String> evidence = new ArrayList<>();
+        Map<Long, Instant> firstReserve = new HashMap<>();
+        attempts.stream().filter(a -> a.step().equals("reserve"))
+                .forEach(a -> firstReserve.merge(a.instanceId(), a.start(), (x, y) -> x.isBefore(y) ? x : y));
+        int timers = 0;
+        for (PlanRow plan : plans.values()) {
+            ChaosMachine.State state = finals.get(plan.instanceId());
+            if (plan.sleepMs() == 0 || state == null) {
+                continue;
+            }
+            Attempt prepare = state.history().stream().filter(e -> e.label().equals("prepare:next")).findFirst()
+                    .map(e -> byRun.get(Run.of(e))).orElse(null);
+            Instant reserve = firstReserve.get(plan.instanceId());
+            if (prepare == null || prepare.end() == null || reserve == null) {
+                continue; // committed-claims and no-lost-results report a missing execution
+            }
+            timers++;
+            Instant due = prepare.end().plusMillis(plan.sleepMs());
+            if (reserve.isBefore(due)) {
+                evidence.add("instance " + plan.instanceId() + ": reserve started at " + reserve + ", "
+                        + java.time.Duration.between(reserve, due).toMillis() + " ms before its timer of "
+                        + plan.sleepMs() + " ms was due");
+            }
+        }
+        return new Check("timers-never-early", evidence.isEmpty(), timers + " durable timers; none ran its step before"
+                + " it was due", evidence);
+    }
+
+    /**
+     * An await deadline fires only if no awaited signal was delivered before it: for every instance whose history
+     * holds {@code wait:timeout}, the driver's signal was acknowledged only after the deadline (the deadline is at
+     * least the committed {@code wait:await} execution's end plus the timeout; the acknowledgement is before the
+     * delivery's {@code sent_at}). The signals check already proves that the timed-out instance still saw its signal.
+     */
+    private static Check deadlinesOnlyWithoutSignal(Map<Long, PlanRow> plans, Map<Long, ChaosMachine.State> finals,
+            List<Delivery> deliveries, Map<Run, Attempt> byRun, Map<String, Long> counts) {
+        List<String> evidence = new ArrayList<>();
+        Map<Long, Delivery> firsts = new HashMap<>();
+        deliveries.stream().filter(d -> !d.duplicate()).forEach(d -> firsts.put(d.instanceId(), d));
+        long withDeadline = 0;
+        long fired = 0;
+        for (PlanRow plan : plans.values()) {
+            ChaosMachine.State state = finals.get(plan.instanceId());
+            if (state == null || plan.deadlineMs() == 0) {
+                continue;
+            }
+            withDeadline++;
+            boolean timedOut = state.history().stream().anyMatch(e -> e.label().equals("wait:timeout"));
+            if (!timedOut) {
+                continue;
+            }
+            fired++;
+            Attempt parked = state.history().stream().filter(e -> e.label().equals("wait:await")).findFirst()
+                    .map(e -> byRun.get(Run.of(e))).orElse(null);
+            Delivery signal = firsts.get(plan.instanceId());
+            if (parked == null || parked.end() == null || signal == null) {
+                continue; // reported by the other checks
+            }
+            Instant earliestDeadline = parked.end().plusMillis(plan.deadlineMs());
+            if (signal.sentAt().isBefore(earliestDeadline)) {
+                evidence.add("instance " + plan.instanceId() + ": timed out, but its signal was acknowledged by "
+                        + signal.sentAt() + ", before the deadline (at the earliest " + earliestDeadline + ")");
+            }
+        }
+        counts.put("deadlines", withDeadline);
+        counts.put("deadlines_fired", fired);
+        return new Check("deadlines-only-without-signal", evidence.isEmpty(), fired + " of " + withDeadline
+                + " await deadlines fired, each only when no signal had been acknowledged before it", evidence);
     }
 
     private record OverlapResult(List<String> committedPairs, int allPairs, Map<String, Integer> byFate) {

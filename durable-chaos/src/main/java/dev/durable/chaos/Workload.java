@@ -44,6 +44,8 @@ final class Workload {
                 partition_key text,
                 retries       int    NOT NULL,
                 errors        int    NOT NULL,
+                sleep_ms      int    NOT NULL,
+                deadline_ms   int    NOT NULL,
                 nonce         text   NOT NULL,
                 mode          text   NOT NULL,
                 duplicate     boolean NOT NULL
@@ -71,8 +73,8 @@ final class Workload {
     }
 
     /** One planned instance. */
-    record Plan(int seq, @Nullable String partitionKey, int retries, int errors, String nonce, Mode mode,
-            boolean duplicate) {
+    record Plan(int seq, @Nullable String partitionKey, int retries, int errors, int sleepMs, int deadlineMs,
+            String nonce, Mode mode, boolean duplicate) {
     }
 
     private record Due(long atNanos, long instanceId, Plan plan, boolean duplicate) {
@@ -113,8 +115,12 @@ final class Workload {
         int errors = pick(new int[] {0, 0, 0, 1, 1});
         int m = random.nextInt(10);
         Mode mode = m < 2 ? Mode.EARLY : m < 4 ? Mode.DELAYED : Mode.ON_AWAIT;
-        return new Plan(seq, key, retries, errors, "n" + seq + "-" + Long.toHexString(random.nextLong()), mode,
-                random.nextInt(100) < 35);
+        // A quarter sleep on a durable timer after prepare; four in ten await with a deadline, short enough that
+        // it often fires before the signal and sometimes races it.
+        int sleepMs = random.nextInt(4) == 0 ? 50 + random.nextInt(1500) : 0;
+        int deadlineMs = random.nextInt(10) < 4 ? 50 + random.nextInt(750) : 0;
+        return new Plan(seq, key, retries, errors, sleepMs, deadlineMs,
+                "n" + seq + "-" + Long.toHexString(random.nextLong()), mode, random.nextInt(100) < 35);
     }
 
     private int pick(int[] choices) {
@@ -162,7 +168,7 @@ final class Workload {
     private void insertWave(List<Plan> wave) {
         EnumSet<InstanceStatus> everStatus = EnumSet.allOf(InstanceStatus.class);
         List<StartRequest> requests = wave.stream().map(plan -> StartRequest.of(
-                new ChaosMachine.State(plan.retries(), plan.errors(), List.of()),
+                new ChaosMachine.State(plan.retries(), plan.errors(), plan.sleepMs(), plan.deadlineMs(), List.of()),
                 StartOptions.defaults().partitionKey(plan.partitionKey()).uniqueKey("chaos-" + plan.seq()).uniqueScope(everStatus))).toList();
         List<StartResult> results = retrying("insert a wave", () -> client.startAll(ChaosMachine.NAME, requests));
         List<Object> ids = new ArrayList<>();
@@ -170,6 +176,8 @@ final class Workload {
         List<Object> keys = new ArrayList<>();
         List<Object> retries = new ArrayList<>();
         List<Object> errors = new ArrayList<>();
+        List<Object> sleeps = new ArrayList<>();
+        List<Object> deadlines = new ArrayList<>();
         List<Object> nonces = new ArrayList<>();
         List<Object> modes = new ArrayList<>();
         List<Object> duplicates = new ArrayList<>();
@@ -180,14 +188,18 @@ final class Workload {
             keys.add(plan.partitionKey());
             retries.add(plan.retries());
             errors.add(plan.errors());
+            sleeps.add(plan.sleepMs());
+            deadlines.add(plan.deadlineMs());
             nonces.add(plan.nonce());
             modes.add(plan.mode().name());
             duplicates.add(plan.duplicate());
         }
         retrying("record a wave's plan", () -> jdbc.sql("""
-                INSERT INTO chaos.plan (instance_id, seq, partition_key, retries, errors, nonce, mode, duplicate)
+                INSERT INTO chaos.plan (instance_id, seq, partition_key, retries, errors, sleep_ms, deadline_ms, nonce,
+                                        mode, duplicate)
                 SELECT * FROM unnest(:ids::bigint[], :seqs::int[], :keys::text[], :retries::int[], :errors::int[],
-                                     :nonces::text[], :modes::text[], :duplicates::boolean[])
+                                     :sleeps::int[], :deadlines::int[], :nonces::text[], :modes::text[],
+                                     :duplicates::boolean[])
                 ON CONFLICT (instance_id) DO NOTHING
                 """)
                 .param("ids", new SqlArrayValue("int8", ids.toArray()))
@@ -195,6 +207,8 @@ final class Workload {
                 .param("keys", new SqlArrayValue("text", keys.toArray()))
                 .param("retries", new SqlArrayValue("int4", retries.toArray()))
                 .param("errors", new SqlArrayValue("int4", errors.toArray()))
+                .param("sleeps", new SqlArrayValue("int4", sleeps.toArray()))
+                .param("deadlines", new SqlArrayValue("int4", deadlines.toArray()))
                 .param("nonces", new SqlArrayValue("text", nonces.toArray()))
                 .param("modes", new SqlArrayValue("text", modes.toArray()))
                 .param("duplicates", new SqlArrayValue("bool", duplicates.toArray()))

@@ -79,6 +79,41 @@ class InvariantsTest {
         assertThat(report.counts()).containsEntry("executions", 12L).containsEntry("duplicate_executions", 0L);
     }
 
+    /** Executions are 100 ms apart and last 50 ms: prepare ends 50 ms before reserve starts. */
+    @Test
+    void aTimerWhoseStepStartedBeforeItWasDueFails() throws Exception {
+        List<String> path = List.of("prepare:next", "reserve:next", "charge:next", "wait:await", "wait:next",
+                "finish:done");
+        instance("key-1", 0, history(path.toArray(String[]::new)), 40, 0, 0);
+        assertThat(failed(check(witness()))).isEmpty();
+
+        clean();
+        instance("key-1", 0, history(path.toArray(String[]::new)), 200, 0, 0);
+        assertThat(failed(check(witness()))).containsExactly("timers-never-early");
+    }
+
+    /**
+     * wait:await is the fourth execution (300-350 ms): with a 1,000 ms deadline it fires at 1,350 ms at the
+     * earliest. A time-out with the signal acknowledged after that passes; one acknowledged before fails.
+     */
+    @Test
+    void aDeadlineThatFiredAfterTheSignalWasAcknowledgedFails() throws Exception {
+        String[] timedOut = {"prepare:next", "reserve:next", "charge:next", "wait:await", "wait:timeout", "wait:next",
+                "finish:done"};
+        instance("key-1", 0, history(timedOut), 0, 1000, 1400);
+        Invariants.Report fine = check(witness());
+        assertThat(failed(fine)).isEmpty();
+        assertThat(fine.counts()).containsEntry("deadlines", 1L).containsEntry("deadlines_fired", 1L);
+
+        clean();
+        instance("key-1", 0, history(timedOut), 0, 1000, 900);
+        assertThat(failed(check(witness()))).containsExactly("deadlines-only-without-signal");
+
+        clean();
+        instance("key-1", 0, history(timedOut), 0, 0, 1400);
+        assertThat(failed(check(witness()))).as("a time-out without a planned deadline").containsExactly("exact-path");
+    }
+
     @Test
     void aTransitionCommittedTwiceFailsTheExactPath() throws Exception {
         instance("key-1", 0, history("prepare:next", "reserve:next", "reserve:next", "charge:next", "wait:await",
@@ -214,19 +249,29 @@ class InvariantsTest {
      */
     private long instance(@Nullable String key, long startMillis, List<ChaosMachine.Entry> history)
             throws Exception {
+        return instance(key, startMillis, history, 0, 0, startMillis);
+    }
+
+    /**
+     * {@link #instance(String, long, List)} planned with a durable timer of {@code sleepMs} after prepare and an await
+     * deadline of {@code deadlineMs}, its signal acknowledged at {@code signalMillis}.
+     */
+    private long instance(@Nullable String key, long startMillis, List<ChaosMachine.Entry> history, int sleepMs,
+            int deadlineMs, long signalMillis) throws Exception {
         int retries = (int) history.stream().filter(e -> e.label().equals("reserve:retry")).count();
         int errors = (int) history.stream().filter(e -> e.label().equals("charge:error")).count();
-        String result = json.writeValueAsString(new ChaosMachine.State(retries, errors, history));
+        String result = json.writeValueAsString(new ChaosMachine.State(retries, errors, sleepMs, deadlineMs,
+                history));
         long id = jdbc.queryForObject("""
                 INSERT INTO durable.durable_instance (machine, machine_version, step, status, state, result, queue,
                                                       partition_key, lease_token)
                 VALUES ('chaos', 1, 'finish', 'done', '{}', ?::jsonb, 'chaos', ?, ?)
                 RETURNING id
                 """, Long.class, result, key, history.get(history.size() - 1).token());
-        jdbc.update("INSERT INTO chaos.plan VALUES (?, ?, ?, ?, ?, 'n0', 'EARLY', false)", id, (int) id, key,
-                retries, errors);
-        jdbc.update("INSERT INTO chaos.delivery (instance_id, nonce, duplicate, result, attempts) "
-                + "VALUES (?, 'n0', false, 'DELIVERED', 1)", id);
+        jdbc.update("INSERT INTO chaos.plan VALUES (?, ?, ?, ?, ?, ?, ?, 'n0', 'EARLY', false)", id, (int) id, key,
+                retries, errors, sleepMs, deadlineMs);
+        jdbc.update("INSERT INTO chaos.delivery (instance_id, nonce, duplicate, result, attempts, sent_at) "
+                + "VALUES (?, 'n0', false, 'DELIVERED', 1, ?)", id, Timestamp.from(T0.plusMillis(signalMillis)));
         for (int k = 0; k < history.size(); k++) {
             ChaosMachine.Entry entry = history.get(k);
             insertExecution(entry.token(), id, entry.step(), entry.attempt(), startMillis + 100L * k,
