@@ -10,11 +10,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param carrier  the simulated carrier
  * @param retry    how the order workflow retries a failing step
+ * @param payment  how long an order waits for its payment
  * @param postgres the embedded PostgreSQL used when no {@code spring.datasource.url} is set
  */
 @ConfigurationProperties("sample")
 public record SampleProperties(@DefaultValue Carrier carrier, @DefaultValue Retry retry,
-        @DefaultValue Postgres postgres) {
+        @DefaultValue Payment payment, @DefaultValue Postgres postgres) {
 
     /** @param failureRate the share of shipments whose carrier call fails (0 to 1) */
     public record Carrier(@DefaultValue("0.3") double failureRate) {
@@ -27,6 +28,10 @@ public record SampleProperties(@DefaultValue Carrier carrier, @DefaultValue Retr
      */
     public record Retry(@DefaultValue("1s") Duration baseDelay, @DefaultValue("1m") Duration maxDelay,
             @DefaultValue("8") int maxAttempts) {
+    }
+
+    /** @param timeout how long an order waits for its payment before it is cancelled */
+    public record Payment(@DefaultValue("30m") Duration timeout) {
     }
 
     /** @param dataDir where the embedded PostgreSQL keeps its data, across restarts */

@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The order workflow: {@code reserve} stock, {@code await-payment} until the payment webhook signals, {@code ship}
- * through a flaky carrier, done. Each step's new state is committed before the next runs, so an order survives any
- * crash of the application; failing steps are retried with exponential backoff by {@link #onError}.
+ * through a flaky carrier, done. A payment that does not arrive within {@code sample.payment.timeout} cancels the
+ * order ({@code cancel} gives the stock back). Each step's new state is committed before the next runs, so an order
+ * survives any crash of the application; failing steps are retried with exponential backoff by {@link #onError}.
  */
 @DurableMachine(name = OrderWorkflow.NAME, version = 1, queue = "orders", stepTimeout = "30s")
 public class OrderWorkflow {
@@ -30,11 +31,13 @@ public class OrderWorkflow {
     private final Warehouse warehouse;
     private final Carrier carrier;
     private final SampleProperties.Retry retry;
+    private final Duration paymentTimeout;
 
     OrderWorkflow(Warehouse warehouse, Carrier carrier, SampleProperties properties) {
         this.warehouse = warehouse;
         this.carrier = carrier;
         this.retry = properties.retry();
+        this.paymentTimeout = properties.payment().timeout();
     }
 
     @Step(value = "reserve", initial = true)
@@ -45,13 +48,25 @@ public class OrderWorkflow {
 
     @Step("await-payment")
     Outcome awaitPayment(Order order, StepContext ctx) {
+        if (ctx.timedOut()) {
+            return Outcome.next("cancel", order);
+        }
         return ctx.awaited(PAYMENT).map(signal -> {
             Payment payment = signal.payload(Payment.class);
             if (payment == null || payment.amountCents() < order.amountCents()) {
                 return Outcome.stop("payment " + signal.dedupKey() + " does not cover the order");
             }
             return Outcome.next("ship", order.paid(payment.paymentId()));
-        }).orElseGet(() -> Outcome.await(PAYMENT, order));
+        }).orElseGet(() -> Outcome.await(PAYMENT, order, paymentTimeout));
+    }
+
+    /** No payment in time: the stock goes back and the order ends cancelled (a late payment is then refused). */
+    @Step("cancel")
+    Outcome cancel(Order order, StepContext ctx) {
+        warehouse.release(ctx.instanceId());
+        log.info("Order {} cancelled: no payment within {}", ctx.instanceId(), paymentTimeout);
+        return Outcome.done(new Cancellation("no payment within " + paymentTimeout,
+                String.valueOf(order.reservation())));
     }
 
     @Step("ship")

@@ -16,4 +16,9 @@ public class Warehouse {
     String reserve(long orderId, String sku, int quantity) {
         return reservations.computeIfAbsent(orderId, id -> "RES-" + id + "-" + sku + "x" + quantity);
     }
+
+    /** Gives an order's stock back; idempotent too: releasing twice releases once. */
+    void release(long orderId) {
+        reservations.remove(orderId);
+    }
 }
