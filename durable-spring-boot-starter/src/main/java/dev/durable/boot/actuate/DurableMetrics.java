@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code durable.outcomes}</td><td>counter</td><td>fate: committed, fenced (lease lost), abandoned,
  *       discarded</td></tr>
  *   <tr><td>{@code durable.reaped}, {@code durable.released}, {@code durable.leases.lost},
- *       {@code durable.zombies.detected}, {@code durable.component.failures}</td><td>counters</td><td></td></tr>
+ *       {@code durable.zombies.detected}, {@code durable.component.failures},
+ *       {@code durable.deadlines.fired}</td><td>counters</td><td></td></tr>
  *   <tr><td>{@code durable.signals}</td><td>counter</td><td>delivery: delivered, deduplicated, refused</td></tr>
  *   <tr><td>{@code durable.steps.in.flight}, {@code durable.zombies}</td><td>gauges</td><td></td></tr>
  *   <tr><td>{@code durable.queue.concurrency}, {@code durable.queue.in.flight}</td><td>gauges (this node)</td>
@@ -97,6 +98,8 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
                 EngineStats::reaped, Tags.empty());
         counter(registry, "durable.released", "Unfinished claims released at shutdown", stats,
                 EngineStats::released, Tags.empty());
+        counter(registry, "durable.deadlines.fired", "Await deadlines this node fired (parked instances re-run as"
+                + " timed out)", stats, EngineStats::deadlinesFired, Tags.empty());
         counter(registry, "durable.leases.lost", "Running steps whose lease the heartbeat found lost", stats,
                 EngineStats::leasesLost, Tags.empty());
         counter(registry, "durable.zombies.detected", "Steps that did not end within the grace period after an"

@@ -95,6 +95,25 @@ class MetricsTest extends IntegrationTest {
                 .as("the step decided done, and its outcome was fenced off").isNotNull();
     }
 
+    /** A parked instance whose deadline passes is fired by this node's sweep, and counted. */
+    @Test
+    void firedAwaitDeadlinesAreCounted() {
+        double fired = registry.get("durable.deadlines.fired").functionCounter().count();
+        long id = durable.start(Workflow.class, new Workflow.State("deadline", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("awaiting_signal"));
+
+        // The workflow awaits without a deadline; give the parked row one that has passed, as a timed await would.
+        TestDatabase.jdbc().update("UPDATE " + TestDatabase.SCHEMA + ".durable_instance"
+                + " SET deadline = now() - interval '1 second' WHERE id = ? AND status = 'awaiting_signal'", id);
+
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> registry.get("durable.deadlines.fired").functionCounter().count() > fired);
+        // Re-run timed out, the step awaits again, without a deadline.
+        await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.jdbc().queryForObject(
+                "SELECT status = 'awaiting_signal' AND deadline IS NULL FROM " + TestDatabase.SCHEMA
+                        + ".durable_instance WHERE id = ?", Boolean.class, id));
+    }
+
     /** Rows of a version no live node runs: a gauge by machine and version, which goes when they do. */
     @Test
     void strandedInstancesAreAGaugeByMachineAndVersion() {
