@@ -1,7 +1,6 @@
 package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.durable.SignalResult;
 import dev.durable.jdbc.DurableSchema;
@@ -62,10 +61,10 @@ class DeadlineRaceTest {
 
     @Test
     void deliveryHoldsTheRowAtTheDeadline_theSweepSkipsItAndTheStepSeesTheSignal() throws Exception {
-        try (Connection blocker = lockRow()) {
+        try (Connection blocker = RowLocks.lockRow(dataSource, id)) {
             CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
                     () -> signals.deliver(id, "paid", "{\"cents\": 5}", "evt-1").result(), threads);
-            awaitLockWait("/* durable: deliver signal */");
+            RowLocks.awaitLockWait("/* durable: deliver signal */");
             // The delivery is queued first; the sweep, which skips locked rows, fires nothing.
             assertThat(deadlines.fireDue(100)).isEmpty();
 
@@ -81,11 +80,11 @@ class DeadlineRaceTest {
 
     @Test
     void theSweepHoldsTheRowAtTheDeadline_theDeliveryStoresTheSignalAndTheStepSeesIt() throws Exception {
-        try (Connection sweep = openTransaction()) {
+        try (Connection sweep = RowLocks.openTransaction(dataSource)) {
             assertThat(fireIn(sweep)).containsExactly(id);
             CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
                     () -> signals.deliver(id, "paid", "{\"cents\": 5}", "evt-1").result(), threads);
-            awaitLockWait("/* durable: deliver signal */");
+            RowLocks.awaitLockWait("/* durable: deliver signal */");
 
             sweep.commit();
             // The delivery found the row runnable: stored, nothing to wake.
@@ -146,30 +145,5 @@ class DeadlineRaceTest {
             }
         }
         return fired;
-    }
-
-    private Connection openTransaction() throws Exception {
-        Connection connection = dataSource.getConnection();
-        connection.setAutoCommit(false);
-        return connection;
-    }
-
-    /** A connection holding the instance's row lock in an open transaction. */
-    private Connection lockRow() throws Exception {
-        Connection connection = openTransaction();
-        try (PreparedStatement lock = connection.prepareStatement(
-                "SELECT id FROM " + SCHEMA + ".durable_instance WHERE id = ? FOR NO KEY UPDATE")) {
-            lock.setLong(1, id);
-            lock.executeQuery().close();
-        }
-        return connection;
-    }
-
-    /** Waits until some backend running a statement containing {@code queryPart} waits for a lock. */
-    private static void awaitLockWait(String queryPart) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.jdbc().queryForObject("""
-                SELECT count(*) FROM pg_stat_activity
-                WHERE datname = current_database() AND wait_event_type = 'Lock' AND position(? IN query) > 0
-                """, Long.class, queryPart) == 1);
     }
 }

@@ -1,14 +1,12 @@
 package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.durable.SignalResult;
 import dev.durable.StartResult;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -61,13 +59,13 @@ class NoLostWakeUpTest {
 
     @Test
     void deliveryQueuedBeforeThePark_theParkSeesTheSignalAndStaysRunnable() throws Exception {
-        try (Connection blocker = lockRow(claimed.id())) {
+        try (Connection blocker = RowLocks.lockRow(dataSource, claimed.id())) {
             CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
                     () -> signals.deliver(claimed.id(), "paid", "{\"amount\": 5}", null).result(), threads);
-            awaitLockWait("/* durable: deliver signal */");
+            RowLocks.awaitLockWait("/* durable: deliver signal */");
             CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> transitions.apply(
                     List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
-            awaitLockWait("/* durable: await");
+            RowLocks.awaitLockWait("/* durable: await");
 
             blocker.commit();
 
@@ -80,13 +78,13 @@ class NoLostWakeUpTest {
 
     @Test
     void parkQueuedBeforeTheDelivery_theDeliveryFindsItParkedAndWakesIt() throws Exception {
-        try (Connection blocker = lockRow(claimed.id())) {
+        try (Connection blocker = RowLocks.lockRow(dataSource, claimed.id())) {
             CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> transitions.apply(
                     List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
-            awaitLockWait("/* durable: await");
+            RowLocks.awaitLockWait("/* durable: await");
             CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
                     () -> signals.deliver(claimed.id(), "paid", "{\"amount\": 5}", null).result(), threads);
-            awaitLockWait("/* durable: deliver signal */");
+            RowLocks.awaitLockWait("/* durable: deliver signal */");
 
             blocker.commit();
 
@@ -132,25 +130,5 @@ class NoLostWakeUpTest {
             assertThat(signal.name()).isEqualTo("paid");
             assertThat(signal.payloadJson()).isEqualTo("{\"amount\": 5}");
         });
-    }
-
-    /** A connection holding the instance's row lock in an open transaction. */
-    private Connection lockRow(long id) throws Exception {
-        Connection connection = dataSource.getConnection();
-        connection.setAutoCommit(false);
-        try (PreparedStatement lock = connection.prepareStatement(
-                "SELECT id FROM " + SCHEMA + ".durable_instance WHERE id = ? FOR NO KEY UPDATE")) {
-            lock.setLong(1, id);
-            lock.executeQuery().close();
-        }
-        return connection;
-    }
-
-    /** Waits until some backend running a statement containing {@code queryPart} waits for a lock. */
-    private static void awaitLockWait(String queryPart) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.jdbc().queryForObject("""
-                SELECT count(*) FROM pg_stat_activity
-                WHERE datname = current_database() AND wait_event_type = 'Lock' AND position(? IN query) > 0
-                """, Long.class, queryPart) == 1);
     }
 }
