@@ -67,11 +67,12 @@ final class ClaimRepository {
                     updated_at = now()
                 FROM chosen
                 WHERE d.id = chosen.id
-                RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set, d.deadline,
-                          d.attempt, d.lease_token, d.queue, d.partition_key, d.priority, d.eligible_at
+                RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set,
+                          d.deadline <= now() AS deadline_passed, d.attempt, d.lease_token, d.queue, d.partition_key,
+                          d.priority, d.eligible_at
             )
             SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
-                   c.deadline <= now() AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
+                   c.deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
                    inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
                    inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
             FROM claimed c

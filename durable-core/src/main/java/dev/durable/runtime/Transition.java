@@ -79,34 +79,6 @@ record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable 
         return awaits.isEmpty() ? null : awaits.get(0);
     }
 
-    /**
-     * {@code AWAIT} on several names: all of them as a JSON array, stored in {@code awaits_set}; {@code null} for an
-     * await on one name (an array per row cannot be bound as a column of {@code unnest}, a JSON text can).
-     */
-    @Nullable String awaitSetJson() {
-        if (awaits.size() < 2) {
-            return null;
-        }
-        StringBuilder json = new StringBuilder("[");
-        for (String name : awaits) {
-            if (json.length() > 1) {
-                json.append(',');
-            }
-            json.append('"');
-            name.chars().forEach(c -> {
-                if (c == '"' || c == '\\') {
-                    json.append('\\').append((char) c);
-                } else if (c < 0x20) {
-                    json.append(String.format("\\u%04x", c));
-                } else {
-                    json.append((char) c);
-                }
-            });
-            json.append('"');
-        }
-        return json.append(']').toString();
-    }
-
     /** This {@code next}, keeping the claim for the next step. */
     public Transition keepingClaim() {
         return new Transition(claim, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,

@@ -145,7 +145,8 @@ final class TransitionRepository {
             """;
 
     // await, second statement: park on the awaited names (awaits holds the first, awaits_set all of them when there
-    // are several), with the deadline, if any, on the database's clock; unless a matching signal is already in the
+    // are several; an array per row cannot be a column of unnest, so the sets come as (instance, name) pairs, like
+    // the signals already seen), with the deadline, if any, on the database's clock; unless a matching signal is already in the
     // inbox or the deadline is already due, in which case the row goes straight back to runnable. Signals already
     // handed to the step as awaited do not count: a step that re-awaits after seeing its signal would otherwise
     // spin (docs/DESIGN.md, pitfall P2).
@@ -154,11 +155,12 @@ final class TransitionRepository {
             WITH o AS (
                 SELECT o.id, o.token, o.awaits, o.state,
                        now() + o.timeout_ms * interval '1 millisecond' AS deadline,
-                       CASE WHEN o.set_json IS NOT NULL
-                            THEN ARRAY(SELECT jsonb_array_elements_text(o.set_json::jsonb)) END AS awaits_set
-                FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :awaitsSet::text[],
-                            :timeoutMs::bigint[], :state::text[])
-                    AS o(id, token, awaits, set_json, timeout_ms, state)
+                       (SELECT array_agg(n.name ORDER BY n.nth)
+                        FROM unnest(:setInstance::bigint[], :setName::text[]) WITH ORDINALITY
+                            AS n(instance_id, name, nth)
+                        WHERE n.instance_id = o.id) AS awaits_set
+                FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :timeoutMs::bigint[], :state::text[])
+                    AS o(id, token, awaits, timeout_ms, state)
             )
             UPDATE {schema}.durable_instance d
             SET status = CASE WHEN o.deadline <= now() OR EXISTS (
@@ -368,19 +370,28 @@ final class TransitionRepository {
     private List<Long> applyAwait(List<Transition> batch) {
         List<Object> seenInstance = new ArrayList<>();
         List<Object> seenSignal = new ArrayList<>();
+        List<Object> setInstance = new ArrayList<>();
+        List<Object> setName = new ArrayList<>();
         for (Transition transition : batch) {
             for (Long signal : transition.awaitedIds()) {
                 seenInstance.add(transition.id());
                 seenSignal.add(signal);
             }
+            if (transition.awaits().size() > 1) {
+                for (String name : transition.awaits()) {
+                    setInstance.add(transition.id());
+                    setName.add(name);
+                }
+            }
         }
         return onClaims(applyAwaitSql, batch)
                 .param("awaits", column(batch, "text", Transition::firstAwaited))
-                .param("awaitsSet", column(batch, "text", Transition::awaitSetJson))
                 .param("timeoutMs", column(batch, "int8", Transition::timeoutMillis))
                 .param("state", column(batch, "text", Transition::stateJson))
                 .param("seenInstance", new SqlArrayValue("int8", seenInstance.toArray()))
                 .param("seenSignal", new SqlArrayValue("int8", seenSignal.toArray()))
+                .param("setInstance", new SqlArrayValue("int8", setInstance.toArray()))
+                .param("setName", new SqlArrayValue("text", setName.toArray()))
                 .query(Long.class)
                 .list();
     }

@@ -124,7 +124,8 @@ class QueryPlanTest {
                 .addValue("id", new SqlArrayValue("int8", 1001L, 2001L)));
         String park = explain(TransitionRepository.APPLY_AWAIT, claims()
                 .addValue("awaits", new SqlArrayValue("text", "sig", "sig"))
-                .addValue("awaitsSet", new SqlArrayValue("text", null, "[\"sig\",\"other\"]"))
+                .addValue("setInstance", new SqlArrayValue("int8", 2001L, 2001L))
+                .addValue("setName", new SqlArrayValue("text", "sig", "other"))
                 .addValue("timeoutMs", new SqlArrayValue("int8", null, 60_000L))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
                 .addValue("seenInstance", new SqlArrayValue("int8"))
