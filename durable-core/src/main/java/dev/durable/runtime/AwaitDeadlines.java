@@ -39,7 +39,7 @@ final class AwaitDeadlines {
         this.settings = settings;
     }
 
-    /** One sweep: fires every due deadline, wakes this node's pollers of their queues; returns the pause until the next. */
+    /** One sweep: fires every due deadline and wakes this node's pollers of their queues; returns the next pause. */
     Duration sweep() {
         int batch = settings.reaperBatchSize();
         Map<Long, String> fired;

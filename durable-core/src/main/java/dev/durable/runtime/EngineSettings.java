@@ -137,7 +137,7 @@ public final class EngineSettings {
         return reaperInterval;
     }
 
-    /** The most rows one reaper statement returns. */
+    /** The most rows one reaper statement returns, and the most await deadlines one sweep statement fires. */
     public int reaperBatchSize() {
         return reaperBatchSize;
     }

@@ -59,7 +59,7 @@ public final class DurableProperties {
     /** How often expired leases (steps of crashed nodes) are returned to runnable. */
     private final Duration reaperInterval;
 
-    /** The most expired claims one reaper statement returns. */
+    /** The most expired claims one reaper statement returns, and the most await deadlines one sweep statement fires. */
     private final int reaperBatchSize;
 
     /**
