@@ -83,4 +83,46 @@ public interface DurableClient {
      * @throws IllegalStateException if another instance now holds the instance's unique key
      */
     boolean retryFailed(long instanceId);
+
+    /**
+     * Creates the recurring schedule {@code schedule.name()}, or updates it: every tick starts one instance of
+     * {@code machine} with {@code state}, once in the whole cluster. An update of the cron expression or zone starts
+     * over from the next tick after now; pausing is kept. A schedule created here is not declared: a node starting
+     * with a machine that declares a schedule of the same name takes it over.
+     *
+     * @throws IllegalArgumentException if the machine is not registered on this node or the state is not of its
+     *                                  state type; nothing is written
+     */
+    StoredSchedule schedule(Class<?> machine, Schedule schedule, @Nullable Object state);
+
+    /** As {@link #schedule(Class, Schedule, Object)}, naming the machine by its name. */
+    StoredSchedule schedule(String machine, Schedule schedule, @Nullable Object state);
+
+    /** The schedule named {@code name}, whatever its machine. */
+    Optional<StoredSchedule> findSchedule(String name);
+
+    /** Every schedule, by name. */
+    List<StoredSchedule> schedules();
+
+    /**
+     * Stops the schedule from firing until {@link #resumeSchedule(String)}; ticks that fall meanwhile are skipped.
+     *
+     * @return whether the schedule exists and was not paused
+     */
+    boolean pauseSchedule(String name);
+
+    /**
+     * Lets a paused schedule fire again, from its next tick after now.
+     *
+     * @return whether the schedule exists and was paused
+     */
+    boolean resumeSchedule(String name);
+
+    /**
+     * Deletes a schedule; instances it started are left alone. A declared schedule comes back when a node with its
+     * machine starts: delete it from the machine's definition instead.
+     *
+     * @return whether it existed
+     */
+    boolean deleteSchedule(String name);
 }

@@ -1,11 +1,13 @@
 package dev.durable.machine;
 
+import dev.durable.Schedule;
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -42,6 +44,7 @@ public final class MachineDefinition {
     private final @Nullable Duration stepTimeout;
     private final @Nullable Class<?> machineClass;
     private final String source;
+    private final List<Schedule> schedules;
 
     private MachineDefinition(Builder<?> builder, String initialStep) {
         this.name = builder.name;
@@ -55,6 +58,7 @@ public final class MachineDefinition {
         this.stepTimeout = builder.stepTimeout;
         this.machineClass = builder.machineClass;
         this.source = builder.source;
+        this.schedules = List.copyOf(builder.schedules.values());
     }
 
     /** A builder for a machine whose state is of class {@code stateType}. */
@@ -117,6 +121,15 @@ public final class MachineDefinition {
     }
 
     /** The class this machine was registered from, if any; {@code DurableClient.start(Class, ...)} looks it up. */
+    /**
+     * The recurring schedules this machine declares: each tick starts one instance, with no state, once in the
+     * cluster. The engine writes them to {@code durable_schedule} when it starts (the highest registered version of
+     * a machine speaks for it).
+     */
+    public List<Schedule> schedules() {
+        return schedules;
+    }
+
     public @Nullable Class<?> machineClass() {
         return machineClass;
     }
@@ -169,6 +182,7 @@ public final class MachineDefinition {
         private @Nullable Duration stepTimeout;
         private @Nullable Class<?> machineClass;
         private String source;
+        private final Map<String, Schedule> schedules = new LinkedHashMap<>();
 
         private Builder(String name, int version, Type stateType) {
             this.name = Objects.requireNonNull(name, "machine name must not be null");
@@ -223,6 +237,16 @@ public final class MachineDefinition {
                         + " must be positive, was " + timeout);
             }
             this.stepTimeout = timeout;
+            return this;
+        }
+
+        /** Declares a recurring schedule of this machine (see {@link MachineDefinition#schedules()}). */
+        public Builder<S> schedule(Schedule schedule) {
+            Objects.requireNonNull(schedule, "schedule must not be null");
+            if (schedules.putIfAbsent(schedule.name(), schedule) != null) {
+                throw new MachineDefinitionException("Schedule '" + schedule.name() + "' of machine " + name + " v"
+                        + version + " (" + source + ") is declared twice");
+            }
             return this;
         }
 

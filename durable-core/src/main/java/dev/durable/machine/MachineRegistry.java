@@ -1,5 +1,6 @@
 package dev.durable.machine;
 
+import dev.durable.Schedule;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -57,7 +58,24 @@ public final class MachineRegistry {
                 }
             }
         }
+        checkScheduleNames(byName);
         return new MachineRegistry(byName, namesByClass);
+    }
+
+    /** Two machines declaring a schedule of one name would overwrite each other's row at every start. */
+    private static void checkScheduleNames(Map<String, NavigableMap<Integer, MachineDefinition>> byName) {
+        Map<String, MachineDefinition> declaredBy = new TreeMap<>();
+        for (NavigableMap<Integer, MachineDefinition> versions : byName.values()) {
+            MachineDefinition highest = versions.lastEntry().getValue();
+            for (Schedule schedule : highest.schedules()) {
+                MachineDefinition other = declaredBy.putIfAbsent(schedule.name(), highest);
+                if (other != null) {
+                    throw new MachineDefinitionException("Schedule '" + schedule.name() + "' is declared by machine "
+                            + other.describe() + " (" + other.source() + ") and by machine " + highest.describe()
+                            + " (" + highest.source() + "); schedule names are unique");
+                }
+            }
+        }
     }
 
     public static MachineRegistry of(MachineDefinition... definitions) {

@@ -5,12 +5,15 @@ import dev.durable.DurableInstance;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
+import dev.durable.Schedule;
 import dev.durable.SignalResult;
 import dev.durable.StartOptions;
 import dev.durable.StartRequest;
 import dev.durable.StartResult;
+import dev.durable.StoredSchedule;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,20 +39,22 @@ final class DefaultDurableClient implements DurableClient {
     private final StartRepository starts;
     private final QueryRepository queries;
     private final SignalRepository signals;
+    private final ScheduleRepository schedules;
     private static final String NOTHING_STARTED = "nothing was started";
     private static final String NOTHING_SENT = "nothing was sent";
+    private static final String NOTHING_SCHEDULED = "nothing was scheduled";
 
     private final StoredValues values;
     private final EngineEvents events;
     private final Consumer<String> wakeQueue;
 
     DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
-            SignalRepository signals,
-            StoredValues values, EngineEvents events, Consumer<String> wakeQueue) {
+            SignalRepository signals, ScheduleRepository schedules, StoredValues values, EngineEvents events, Consumer<String> wakeQueue) {
         this.machines = machines;
         this.starts = starts;
         this.queries = queries;
         this.signals = signals;
+        this.schedules = schedules;
         this.values = values;
         this.events = events;
         this.wakeQueue = wakeQueue;
@@ -181,6 +186,69 @@ final class DefaultDurableClient implements DurableClient {
         }
         queue.ifPresent(name -> afterCommit(() -> wakeQueue.accept(name)));
         return queue.isPresent();
+    }
+
+    @Override
+    public StoredSchedule schedule(Class<?> machine, Schedule schedule, @Nullable Object state) {
+        Objects.requireNonNull(machine, "machine must not be null");
+        Objects.requireNonNull(schedule, "schedule must not be null");
+        return schedule(machines.resolve(machine, null), schedule, state);
+    }
+
+    @Override
+    public StoredSchedule schedule(String machine, Schedule schedule, @Nullable Object state) {
+        Objects.requireNonNull(machine, "machine must not be null");
+        Objects.requireNonNull(schedule, "schedule must not be null");
+        return schedule(machines.resolve(machine, null), schedule, state);
+    }
+
+    private StoredSchedule schedule(MachineDefinition machine, Schedule schedule, @Nullable Object state) {
+        if (!machine.acceptsState(state)) {
+            throw new IllegalArgumentException("Schedule '" + schedule.name() + "': machine " + machine.describe()
+                    + " stores states of type " + machine.stateType().getTypeName() + ", not "
+                    + Objects.requireNonNull(state).getClass().getName() + "; " + NOTHING_SCHEDULED);
+        }
+        String stateJson = state == null ? null : values.state(machine, state,
+                () -> "The state of schedule '" + schedule.name() + "'", NOTHING_SCHEDULED);
+        StoredValues.checkText(schedule.name(), () -> "The name of schedule '" + schedule.name() + "'",
+                NOTHING_SCHEDULED);
+        String zone = schedule.zone().getId();
+        Instant first = new ScheduleTicks(schedule.cron(), zone).after(schedules.now());
+        schedules.put(new ScheduleRepository.NewSchedule(schedule.name(), machine.name(), schedule.cron(), zone,
+                schedule.missPolicy(), stateJson, false, first));
+        return schedules.find(schedule.name()).orElseThrow(() -> new IllegalStateException("Schedule '"
+                + schedule.name() + "' was deleted while it was being written"));
+    }
+
+    @Override
+    public Optional<StoredSchedule> findSchedule(String name) {
+        return schedules.find(Objects.requireNonNull(name, "name must not be null"));
+    }
+
+    @Override
+    public List<StoredSchedule> schedules() {
+        return schedules.list();
+    }
+
+    @Override
+    public boolean pauseSchedule(String name) {
+        return schedules.pause(Objects.requireNonNull(name, "name must not be null"));
+    }
+
+    @Override
+    public boolean resumeSchedule(String name) {
+        Optional<StoredSchedule> stored = findSchedule(name);
+        if (stored.isEmpty() || !stored.get().paused()) {
+            return false;
+        }
+        StoredSchedule schedule = stored.get();
+        Instant next = new ScheduleTicks(schedule.cron(), schedule.zone()).after(schedules.now());
+        return schedules.resume(name, schedule.cron(), schedule.zone(), next);
+    }
+
+    @Override
+    public boolean deleteSchedule(String name) {
+        return schedules.delete(Objects.requireNonNull(name, "name must not be null"));
     }
 
     /** Runs {@code action} once the caller's transaction commits, or now if there is none. */

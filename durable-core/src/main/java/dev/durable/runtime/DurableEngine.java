@@ -35,7 +35,8 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
  * The durable engine of one node: the client API plus the runtime that runs steps — a poller per queue, the step
- * executor, the committer, the heartbeat, the reaper and the sweep that fires await deadlines. Usable without Spring
+ * executor, the committer, the heartbeat, the reaper, the sweep that fires await deadlines and the one that fires
+ * recurring schedules. Usable without Spring
  * Boot:
  *
  * <pre>{@code
@@ -78,6 +79,7 @@ public final class DurableEngine implements AutoCloseable {
     private final BackgroundLoop heartbeatLoop;
     private final BackgroundLoop reaperLoop;
     private final BackgroundLoop deadlineLoop;
+    private final BackgroundLoop scheduleLoop;
     private boolean closed;
 
     private DurableEngine(Builder builder) {
@@ -91,8 +93,9 @@ public final class DurableEngine implements AutoCloseable {
         StatementPlanning planning = new StatementPlanning(builder.dataSource, DurableSchema.named(settings.schema()));
         this.claims = new ClaimRepository(planning);
         StoredValues values = new StoredValues(builder.codec);
+        ScheduleRepository schedules = new ScheduleRepository(planning);
         this.client = new DefaultDurableClient(machines, new StartRepository(planning), new QueryRepository(planning),
-                new SignalRepository(planning), values, events, this::wake);
+                new SignalRepository(planning), schedules, values, events, this::wake);
         // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
         // the queue at once, not linger (holding the step) until their delay would have run out.
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemonThreads("durable-timer"));
@@ -127,6 +130,9 @@ public final class DurableEngine implements AutoCloseable {
         AwaitDeadlines deadlines = new AwaitDeadlines(new DeadlineRepository(planning), events,
                 names -> names.forEach(this::wake), settings);
         this.deadlineLoop = new BackgroundLoop(AwaitDeadlines.NAME, deadlines::sweep, lifecycle, events,
+                settings.maxRetryBackoff());
+        RecurringSchedules recurring = new RecurringSchedules(schedules, machines, events, this::wake, settings);
+        this.scheduleLoop = new BackgroundLoop(RecurringSchedules.NAME, recurring::sweep, lifecycle, events,
                 settings.maxRetryBackoff());
     }
 
@@ -164,6 +170,7 @@ public final class DurableEngine implements AutoCloseable {
         heartbeatLoop.start();
         reaperLoop.start();
         deadlineLoop.start();
+        scheduleLoop.start();
         queues.values().forEach(QueuePoller::start);
         lifecycle.moveTo(NodeState.RUNNING);
     }
@@ -188,6 +195,7 @@ public final class DurableEngine implements AutoCloseable {
         heartbeatLoop.stop(COMPONENT_STOP_TIMEOUT);
         reaperLoop.stop(COMPONENT_STOP_TIMEOUT);
         deadlineLoop.stop(COMPONENT_STOP_TIMEOUT);
+        scheduleLoop.stop(COMPONENT_STOP_TIMEOUT);
         registry.forget();
         lifecycle.moveTo(NodeState.STOPPED);
     }
@@ -325,6 +333,14 @@ public final class DurableEngine implements AutoCloseable {
      */
     public List<StrandedInstances> stranded() {
         return registry.stranded();
+    }
+
+    /**
+     * Due recurring schedules whose machine no live node runs, as the last reaper run found them: their ticks wait
+     * until a node with the machine starts. Each node also logs a WARN once per such schedule.
+     */
+    public List<StrandedSchedule> strandedSchedules() {
+        return registry.strandedSchedules();
     }
 
     /** Extends this node's leases now, on the calling thread. A hook for tests, like {@link #reapNow()}. */

@@ -54,6 +54,13 @@ final class EngineEvents {
         stats.deadlinesFired.add(count);
     }
 
+    void scheduleFired(int started, boolean missedTicks) {
+        stats.scheduledStarts.add(started);
+        if (missedTicks) {
+            stats.scheduleMisfires.increment();
+        }
+    }
+
     void released(int count) {
         stats.released.add(count);
     }

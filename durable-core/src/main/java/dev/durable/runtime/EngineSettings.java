@@ -30,6 +30,7 @@ public final class EngineSettings {
     public static final Duration DEFAULT_MAX_RETRY_BACKOFF = Duration.ofSeconds(5);
     public static final Duration DEFAULT_BATCH_WINDOW = Duration.ofMillis(2);
     public static final boolean DEFAULT_INLINE_NEXT_STEPS = false;
+    public static final Duration DEFAULT_SCHEDULE_MISFIRE_THRESHOLD = Duration.ofMinutes(1);
     /** The queue every node works unless configured otherwise. */
     public static final String DEFAULT_QUEUE = MachineDefinition.DEFAULT_QUEUE;
 
@@ -52,6 +53,7 @@ public final class EngineSettings {
     private final Duration maxRetryBackoff;
     private final Duration batchWindow;
     private final boolean inlineNextSteps;
+    private final Duration scheduleMisfireThreshold;
 
     private EngineSettings(Builder builder, String nodeName) {
         this.nodeName = nodeName;
@@ -71,6 +73,7 @@ public final class EngineSettings {
         this.maxRetryBackoff = builder.maxRetryBackoff;
         this.batchWindow = builder.batchWindow;
         this.inlineNextSteps = builder.inlineNextSteps;
+        this.scheduleMisfireThreshold = builder.scheduleMisfireThreshold;
     }
 
     public static Builder builder() {
@@ -101,6 +104,7 @@ public final class EngineSettings {
         builder.maxRetryBackoff = maxRetryBackoff;
         builder.batchWindow = batchWindow;
         builder.inlineNextSteps = inlineNextSteps;
+        builder.scheduleMisfireThreshold = scheduleMisfireThreshold;
         return builder;
     }
 
@@ -205,6 +209,14 @@ public final class EngineSettings {
         return inlineNextSteps;
     }
 
+    /**
+     * How late a schedule's tick may be found and still count as on time; ticks found later were missed and follow
+     * their schedule's {@link dev.durable.MissPolicy}. Longer than the poll interval (the sweep's longest pause).
+     */
+    public Duration scheduleMisfireThreshold() {
+        return scheduleMisfireThreshold;
+    }
+
     /** The settings of {@code queue}, or {@code null} if this node is not configured for it. */
     public @Nullable QueueSettings queue(String queue) {
         return queues.get(queue);
@@ -229,14 +241,16 @@ public final class EngineSettings {
                 && Objects.equals(outcomeRetryTimeout, that.outcomeRetryTimeout)
                 && Objects.equals(maxRetryBackoff, that.maxRetryBackoff)
                 && Objects.equals(batchWindow, that.batchWindow)
-                && inlineNextSteps == that.inlineNextSteps;
+                && inlineNextSteps == that.inlineNextSteps
+                && Objects.equals(scheduleMisfireThreshold, that.scheduleMisfireThreshold);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(nodeName, schema, leaseTtl, heartbeatInterval, pollInterval, reaperInterval,
                 reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
-                virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps);
+                virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps,
+                scheduleMisfireThreshold);
     }
 
     @Override
@@ -248,7 +262,8 @@ public final class EngineSettings {
                 + ", zombieGracePeriod=" + zombieGracePeriod + ", maxZombies=" + maxZombies
                 + ", virtualThreads=" + virtualThreads + ", outcomeRetryTimeout=" + outcomeRetryTimeout
                 + ", maxRetryBackoff=" + maxRetryBackoff + ", batchWindow=" + batchWindow
-                + ", inlineNextSteps=" + inlineNextSteps + "]";
+                + ", inlineNextSteps=" + inlineNextSteps
+                + ", scheduleMisfireThreshold=" + scheduleMisfireThreshold + "]";
     }
 
     /** A best-effort host name usable as a node name. */
@@ -285,6 +300,7 @@ public final class EngineSettings {
         private Duration maxRetryBackoff = DEFAULT_MAX_RETRY_BACKOFF;
         private Duration batchWindow = DEFAULT_BATCH_WINDOW;
         private boolean inlineNextSteps = DEFAULT_INLINE_NEXT_STEPS;
+        private Duration scheduleMisfireThreshold = DEFAULT_SCHEDULE_MISFIRE_THRESHOLD;
 
         private Builder() {
         }
@@ -381,6 +397,11 @@ public final class EngineSettings {
             return this;
         }
 
+        public Builder scheduleMisfireThreshold(Duration scheduleMisfireThreshold) {
+            this.scheduleMisfireThreshold = scheduleMisfireThreshold;
+            return this;
+        }
+
         /**
          * Checks and builds the settings.
          *
@@ -404,6 +425,7 @@ public final class EngineSettings {
             positive("zombieGracePeriod", zombieGracePeriod);
             positive("outcomeRetryTimeout", outcomeRetryTimeout);
             positive("maxRetryBackoff", maxRetryBackoff);
+            positive("scheduleMisfireThreshold", scheduleMisfireThreshold);
             notNegative("shutdownGracePeriod", shutdownGracePeriod);
             notNegative("batchWindow", batchWindow);
             if (stepTimeout != null) {
@@ -413,6 +435,11 @@ public final class EngineSettings {
                 throw new InvalidSettingException("heartbeatInterval", heartbeatInterval
                         + " is more than a third of leaseTtl (" + leaseTtl
                         + "): a lease must survive two missed heartbeats (heartbeatInterval x 3 <= leaseTtl)");
+            }
+            if (scheduleMisfireThreshold.compareTo(pollInterval) <= 0) {
+                throw new InvalidSettingException("scheduleMisfireThreshold", scheduleMisfireThreshold
+                        + " is not longer than pollInterval (" + pollInterval + "): the schedule sweep runs once per"
+                        + " poll interval, so ticks it found on time would count as missed");
             }
             if (reaperBatchSize < 1) {
                 throw new InvalidSettingException("reaperBatchSize", "must be at least 1, was " + reaperBatchSize);

@@ -22,6 +22,8 @@ public final class EngineStats {
     final LongAdder reaped = new LongAdder();
     final LongAdder released = new LongAdder();
     final LongAdder deadlinesFired = new LongAdder();
+    final LongAdder scheduledStarts = new LongAdder();
+    final LongAdder scheduleMisfires = new LongAdder();
     final LongAdder signalsDelivered = new LongAdder();
     final LongAdder signalsDeduplicated = new LongAdder();
     final LongAdder signalsRefused = new LongAdder();
@@ -84,6 +86,19 @@ public final class EngineStats {
     /** Await deadlines this node's sweep fired (parked instances returned to runnable to re-run timed out). */
     public long deadlinesFired() {
         return deadlinesFired.sum();
+    }
+
+    /** Instances this node started for the ticks of recurring schedules. */
+    public long scheduledStarts() {
+        return scheduledStarts.sum();
+    }
+
+    /**
+     * Times this node found a schedule's ticks missed (found later than {@code scheduleMisfireThreshold}) and dealt
+     * with them by the schedule's miss policy.
+     */
+    public long scheduleMisfires() {
+        return scheduleMisfires.sum();
     }
 
     /** Claims this node released at shutdown. */

@@ -30,7 +30,9 @@ final class NodeRegistry {
     private final Duration live;
     // Touched only by watchStranded (the reaper loop's, or reapNow's on a caller's thread), which is synchronized.
     private final Set<NodeRepository.MachineVersion> warned = new HashSet<>();
+    private final Set<String> warnedSchedules = new HashSet<>();
     private volatile List<StrandedInstances> stranded = List.of();
+    private volatile List<StrandedSchedule> strandedSchedules = List.of();
     private volatile boolean failing;
     private boolean watchFailing;
 
@@ -82,16 +84,18 @@ final class NodeRegistry {
      */
     synchronized void watchStranded() {
         List<StrandedInstances> found;
+        List<StrandedSchedule> foundSchedules;
         try {
             nodes.forgetDead();
             found = nodes.stranded(live).stream()
                     .map(s -> new StrandedInstances(s.machine(), s.version(), s.waiting(), s.since()))
                     .toList();
+            foundSchedules = nodes.strandedSchedules(live);
             watchFailing = false;
         } catch (RuntimeException e) {
             if (!watchFailing) {
                 watchFailing = true;
-                log.warn("Could not look for stranded instances: {}", e.toString());
+                log.warn("Could not look for stranded instances and schedules: {}", e.toString());
             }
             return;
         }
@@ -114,6 +118,31 @@ final class NodeRegistry {
             return false;
         });
         stranded = found;
+        watchSchedules(foundSchedules);
+    }
+
+    private void watchSchedules(List<StrandedSchedule> found) {
+        Set<String> now = found.stream().map(StrandedSchedule::name).collect(Collectors.toSet());
+        for (StrandedSchedule s : found) {
+            if (warnedSchedules.add(s.name())) {
+                log.warn("Schedule {} is due since {}, but no live node runs machine {} (this node runs {}); its ticks"
+                        + " wait until a node with the machine starts, then follow the schedule's miss policy",
+                        s.name(), s.dueSince(), s.machine(), versionsOf(s.machine()));
+            }
+        }
+        warnedSchedules.removeIf(name -> {
+            if (!now.contains(name)) {
+                log.info("Schedule {} is no longer stranded", name);
+                return true;
+            }
+            return false;
+        });
+        strandedSchedules = found;
+    }
+
+    /** The due schedules the last watch found no live node to fire. */
+    List<StrandedSchedule> strandedSchedules() {
+        return strandedSchedules;
     }
 
     /** What the last watch found. */

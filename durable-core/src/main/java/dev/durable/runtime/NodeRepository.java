@@ -8,7 +8,7 @@ import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * All SQL of {@code durable_node} and {@code durable_node_machine}: which nodes are alive and which machine
- * versions they run, and the instances no live node can run, for the {@link NodeRegistry}. None of it is on a
+ * versions they run, and the instances and schedules no live node can run, for the {@link NodeRegistry}. None of it is on a
  * step's path: a node registers on each heartbeat and looks for stranded instances on each reaper run. The
  * statements go through {@link StatementPlanning#ordinary()}.
  */
@@ -60,11 +60,26 @@ final class NodeRepository {
             ORDER BY i.machine, i.machine_version
             """;
 
+    // Due, unpaused schedules whose machine no live node registers, in any version. Both sides are small tables.
+    static final String STRANDED_SCHEDULES = """
+            /* durable: stranded schedules */
+            SELECT s.name, s.machine, s.next_fire_at
+            FROM {schema}.durable_schedule s
+            WHERE NOT s.paused AND s.next_fire_at <= now()
+              AND NOT EXISTS (SELECT 1
+                              FROM {schema}.durable_node_machine m
+                              JOIN {schema}.durable_node n ON n.id = m.node_id
+                              WHERE m.machine = s.machine
+                                AND n.seen_at > now() - make_interval(secs => :liveSeconds))
+            ORDER BY s.name
+            """;
+
     private final StatementPlanning planning;
     private final String registerSql;
     private final String forgetSql;
     private final String forgetDeadSql;
     private final String strandedSql;
+    private final String strandedSchedulesSql;
 
     NodeRepository(StatementPlanning planning) {
         this.planning = planning;
@@ -72,6 +87,7 @@ final class NodeRepository {
         this.forgetSql = planning.qualify(FORGET);
         this.forgetDeadSql = planning.qualify(FORGET_DEAD);
         this.strandedSql = planning.qualify(STRANDED);
+        this.strandedSchedulesSql = planning.qualify(STRANDED_SCHEDULES);
     }
 
     /** Registers (or renews) a live node running these machine versions. */
@@ -101,6 +117,15 @@ final class NodeRepository {
                 .param("liveSeconds", live.toMillis() / 1000.0)
                 .query((rs, i) -> new Stranded(rs.getString("machine"), rs.getInt("machine_version"),
                         rs.getLong("waiting"), rs.getObject("since", Timestamp.class).toInstant()))
+                .list();
+    }
+
+    /** The due schedules whose machine no node seen within {@code live} registers. */
+    List<StrandedSchedule> strandedSchedules(Duration live) {
+        return planning.ordinary().sql(strandedSchedulesSql)
+                .param("liveSeconds", live.toMillis() / 1000.0)
+                .query((rs, i) -> new StrandedSchedule(rs.getString("name"), rs.getString("machine"),
+                        rs.getObject("next_fire_at", Timestamp.class).toInstant()))
                 .list();
     }
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
 import dev.durable.Outcome;
+import dev.durable.Schedule;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.testing.EngineFixture;
@@ -49,6 +50,13 @@ class SchemaUpgradeTest {
                 .build();
     }
 
+    private static MachineDefinition heartbeat() {
+        return MachineDefinition.builder("heartbeat", 1, Object.class)
+                .step("beat", (state, ctx) -> Outcome.done())
+                .schedule(Schedule.cron("every-second", "* * * * * *"))
+                .build();
+    }
+
     @Test
     void aVersion1DatabaseWithLiveInstancesIsUpgradedInPlace() {
         jdbc.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
@@ -84,7 +92,8 @@ class SchemaUpgradeTest {
         schema.migrate(dataSource);
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
-                String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3");
+                String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
+                "durable-schema-v4");
         // Every stored value is kept; the new columns are empty.
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set")).isEqualTo(instancesBefore);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance"
@@ -94,12 +103,16 @@ class SchemaUpgradeTest {
                 Boolean.class, SCHEMA + ".durable_instance_deadline")).isTrue();
 
         // The upgraded database runs on: the engine registers its node, the crashed claim is reaped and re-run,
-        // and every live instance finishes; the ended ones stay as they were.
-        DurableEngine engine = engines.start("v3-node", settings -> settings.schema(SCHEMA), orders());
+        // and every live instance finishes; the ended ones stay as they were. The new schedule table takes the
+        // schedule the node declares, which fires.
+        DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders(),
+                heartbeat());
         engine.client().signal(parked, "paid", "late", "evt-1");
         await().atMost(Duration.ofSeconds(20)).until(() -> List.of(parked, runnable, done, executing).stream()
                 .allMatch(id -> "done".equals(status(id))));
         assertThat(status(failed)).isEqualTo("failed");
+        await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA
+                + ".durable_instance WHERE machine = 'heartbeat' AND status = 'done'", Long.class) > 0);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_node", Long.class)).isOne();
     }
 

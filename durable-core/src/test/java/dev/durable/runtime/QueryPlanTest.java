@@ -64,8 +64,16 @@ class QueryPlanTest {
                 INSERT INTO durable_it.durable_signal (instance_id, name, payload)
                 SELECT id, 'sig', '{}' FROM durable_it.durable_instance WHERE id % 10 = 0
                 """);
+        // One schedule per 100 rows, a few of them due, of 10 machines.
+        TestDatabase.jdbc().update("""
+                INSERT INTO durable_it.durable_schedule (name, machine, cron, zone, miss_policy, next_fire_at)
+                SELECT 'schedule-' || g, 'm' || (g % 10), '@hourly', 'UTC', 'run_once',
+                       now() + (CASE WHEN g % 100 = 0 THEN -1 ELSE g END) * interval '1 minute'
+                FROM generate_series(1, ?) g
+                """, Math.max(ROWS / 100, 100));
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_instance");
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_signal");
+        TestDatabase.jdbc().execute("ANALYZE durable_it.durable_schedule");
     }
 
     @AfterAll
@@ -197,6 +205,35 @@ class QueryPlanTest {
 
         assertThat(fire).contains("durable_instance_deadline").doesNotContain("Seq Scan on durable_instance");
         assertThat(next).contains("durable_instance_deadline").doesNotContain("Seq Scan on durable_instance");
+    }
+
+    /**
+     * The schedule sweep finds due schedules through the due index; a fire reaches its schedule by primary key and
+     * checks each tick's unique key through the unique index, never scanning the instances (by primary key or through
+     * the due index by its tick, whichever the planner costs lower: both are one index probe).
+     */
+    @Test
+    void theScheduleSweepWalksTheDueIndexAndAFireTouchesItsRowsByKey() {
+        SqlArrayValue machines = new SqlArrayValue("text", "m1", "m2");
+        String due = explain(ScheduleRepository.DUE, new MapSqlParameterSource().addValue("machines", machines)
+                .addValue("limit", 1000));
+        String next = explain(ScheduleRepository.UNTIL_NEXT, new MapSqlParameterSource().addValue("machines",
+                machines));
+        String fire = explain(ScheduleRepository.FIRE, new MapSqlParameterSource()
+                .addValue("name", "schedule-100")
+                .addValue("expected", java.time.OffsetDateTime.now())
+                .addValue("nextFireAt", java.time.OffsetDateTime.now())
+                .addValue("lastFiredAt", null, java.sql.Types.TIMESTAMP_WITH_TIMEZONE)
+                .addValue("machine", "m0").addValue("version", 1).addValue("step", "s").addValue("queue", "q0")
+                .addValue("keys", new SqlArrayValue("text", "schedule:schedule-100:2026-01-01T00:00:00Z")));
+        String stranded = explain(NodeRepository.STRANDED_SCHEDULES, new MapSqlParameterSource()
+                .addValue("liveSeconds", 60.0));
+
+        assertThat(due).contains("durable_schedule_due").doesNotContain("Seq Scan");
+        assertThat(next).doesNotContain("durable_instance");
+        assertThat(fire).containsPattern("Index Scan using durable_schedule_(pkey|due) on durable_schedule")
+                .contains("Conflict Arbiter Indexes: durable_instance_unique").doesNotContain("Seq Scan");
+        assertThat(stranded).contains("durable_schedule_due").doesNotContain("durable_instance");
     }
 
     /** A crashed step's hand-back reaches its row by primary key, like every fenced write. */

@@ -39,6 +39,7 @@ class TestDatabaseTest {
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_signal (instance_id) VALUES (?)", first);
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_node (id) VALUES ('n-1')");
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_node_machine (node_id) VALUES ('n-1')");
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_schedule (name) VALUES ('nightly')");
         assertThat(DATABASE.count()).isEqualTo(1);
         assertThat(DATABASE.status(first)).isEqualTo("runnable");
 
@@ -140,5 +141,6 @@ class TestDatabaseTest {
         jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_node (id text PRIMARY KEY)");
         jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_node_machine (node_id text NOT NULL REFERENCES " + SCHEMA
                 + ".durable_node (id) ON DELETE CASCADE)");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_schedule (name text PRIMARY KEY)");
     }
 }
