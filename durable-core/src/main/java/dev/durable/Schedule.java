@@ -2,7 +2,6 @@ package dev.durable;
 
 import java.time.DateTimeException;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.Objects;
 import org.springframework.scheduling.support.CronExpression;
@@ -28,6 +27,9 @@ public record Schedule(String name, String cron, ZoneId zone, MissPolicy missPol
     /** The longest schedule name: it becomes part of a unique key. */
     public static final int MAX_NAME_LENGTH = 200;
 
+    /** The default zone, named as users write it (not as the offset {@code Z}). */
+    private static final ZoneId UTC = ZoneId.of("UTC");
+
     public Schedule {
         Objects.requireNonNull(name, "schedule name must not be null");
         Objects.requireNonNull(cron, "cron expression of schedule '" + name + "' must not be null");
@@ -46,7 +48,7 @@ public record Schedule(String name, String cron, ZoneId zone, MissPolicy missPol
 
     /** A schedule firing at every tick of {@code cron}, read in UTC, missed ticks run once. */
     public static Schedule cron(String name, String cron) {
-        return new Schedule(name, cron, ZoneOffset.UTC, MissPolicy.RUN_ONCE);
+        return new Schedule(name, cron, UTC, MissPolicy.RUN_ONCE);
     }
 
     /** This schedule read in {@code zone}. */

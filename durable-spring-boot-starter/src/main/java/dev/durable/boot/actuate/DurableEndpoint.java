@@ -4,6 +4,7 @@ import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
+import dev.durable.StoredSchedule;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineStats;
@@ -39,7 +40,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <ul>
  *   <li>{@code GET /actuator/durable}: the node, the registered machines and, per queue, the instances by status
  *       (all nodes), the age of the oldest runnable instance, expired leases not yet reaped, and this node's
- *       concurrency, steps in flight and whether it paused the queue;</li>
+ *       concurrency, steps in flight and whether it paused the queue; the recurring schedules of the cluster; and
+ *       what no live node can run (stranded instances and schedules);</li>
  *   <li>{@code GET /actuator/durable/{id}}: one instance, without its state and result unless
  *       {@code management.endpoint.durable.show-values} allows them (they may hold personal data);</li>
  *   <li>{@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: makes a failed instance runnable
@@ -100,7 +102,18 @@ public class DurableEndpoint {
         List<StrandedDescriptor> stranded = engine.stranded().stream()
                 .map(s -> new StrandedDescriptor(s.machine(), s.version(), s.waiting(), s.since()))
                 .toList();
-        return new DurableDescriptor(node, machines, queues, summaryError, stranded);
+        List<ScheduleDescriptor> schedules = List.of();
+        String schedulesError = null;
+        try {
+            schedules = engine.client().schedules().stream().map(DurableEndpoint::describe).toList();
+        } catch (DataAccessException e) {
+            schedulesError = e.getClass().getName() + ": " + e.getMessage();
+        }
+        List<StrandedScheduleDescriptor> strandedSchedules = engine.strandedSchedules().stream()
+                .map(s -> new StrandedScheduleDescriptor(s.name(), s.machine(), s.dueSince()))
+                .toList();
+        return new DurableDescriptor(node, machines, queues, summaryError, stranded, schedules, schedulesError,
+                strandedSchedules);
     }
 
     @ReadOperation
@@ -173,6 +186,12 @@ public class DurableEndpoint {
                 List.copyOf(machine.steps().keySet()), machine.stateType().getTypeName(), machine.source());
     }
 
+    private static ScheduleDescriptor describe(StoredSchedule schedule) {
+        return new ScheduleDescriptor(schedule.name(), schedule.machine(), schedule.cron(), schedule.zone(),
+                schedule.missPolicy().name().toLowerCase(Locale.ROOT), schedule.declared(), schedule.paused(),
+                schedule.nextFireAt(), schedule.lastFiredAt());
+    }
+
     private static QueueDescriptor describe(@Nullable QueueSummary summary,
             DurableEngine.@Nullable QueueStatus local) {
         Map<String, Long> counts = new LinkedHashMap<>();
@@ -212,12 +231,30 @@ public class DurableEndpoint {
     /**
      * What {@code GET /actuator/durable} answers.
      *
-     * @param stranded runnable instances of machine versions no live node runs, as this node's last reaper run
-     *                 found them (empty when there are none)
+     * @param stranded          runnable instances of machine versions no live node runs, as this node's last reaper
+     *                          run found them (empty when there are none)
+     * @param schedules         every recurring schedule of the cluster, by name
+     * @param strandedSchedules due schedules whose machine no live node runs, as the last reaper run found them
      */
     public record DurableDescriptor(NodeDescriptor node, List<MachineDescriptor> machines,
-            Map<String, QueueDescriptor> queues, @Nullable String queuesError, List<StrandedDescriptor> stranded)
-            implements OperationResponseBody {
+            Map<String, QueueDescriptor> queues, @Nullable String queuesError, List<StrandedDescriptor> stranded,
+            List<ScheduleDescriptor> schedules, @Nullable String schedulesError,
+            List<StrandedScheduleDescriptor> strandedSchedules) implements OperationResponseBody {
+    }
+
+    /**
+     * A recurring schedule as its row stands.
+     *
+     * @param missPolicy  skip, run_once or run_each
+     * @param declared    whether a machine's definition declares it ({@code @DurableSchedule}) or the API created it
+     * @param lastFiredAt the last tick that started an instance, if any
+     */
+    public record ScheduleDescriptor(String name, String machine, String cron, String zone, String missPolicy,
+            boolean declared, boolean paused, Instant nextFireAt, @Nullable Instant lastFiredAt) {
+    }
+
+    /** A due schedule whose machine no live node runs: its ticks wait until a node with the machine starts. */
+    public record StrandedScheduleDescriptor(String name, String machine, Instant dueSince) {
     }
 
     /**

@@ -1,6 +1,9 @@
 package dev.durable.boot.autoconfigure;
 
+import dev.durable.Schedule;
 import dev.durable.boot.DurableMachine;
+import dev.durable.boot.DurableSchedule;
+import dev.durable.boot.DurableSchedules;
 import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
 import dev.durable.machine.MachineDefinition;
@@ -126,6 +129,10 @@ final class AnnotatedMachines {
             checkDistinctErrorTypes(beanName, userClass, handlers);
             builder.errorHandler(new MethodErrorHandler(handlers));
         }
+        for (DurableSchedule schedule : AnnotatedElementUtils.findMergedRepeatableAnnotations(userClass,
+                DurableSchedule.class, DurableSchedules.class)) {
+            builder.schedule(schedule(schedule, beanName, userClass));
+        }
         MachineDefinition definition = builder.build();
         invokers.addAll(steps.keySet());
         invokers.addAll(handlers);
@@ -193,6 +200,21 @@ final class AnnotatedMachines {
             throw step == null ? InvalidMachineBeanException.bean(beanName, userClass, reason, action)
                     : InvalidMachineBeanException.methods(beanName, userClass, List.of(step.annotated()), reason,
                             action);
+        }
+    }
+
+    /** A declared schedule, its placeholders resolved; a bad value fails naming the bean and the attribute. */
+    private Schedule schedule(DurableSchedule annotation, String beanName, Class<?> userClass) {
+        String name = resolve(annotation.name());
+        String cron = resolve(annotation.cron());
+        String zone = resolve(annotation.zone());
+        try {
+            return Schedule.cron(name, cron).zone(zone).missPolicy(annotation.missPolicy());
+        } catch (IllegalArgumentException e) {
+            throw InvalidMachineBeanException.bean(beanName, userClass, "@DurableSchedule(name = \"" + name
+                    + "\", cron = \"" + cron + "\", zone = \"" + zone + "\") is invalid: " + e.getMessage(),
+                    "Write a Spring cron expression of six fields, seconds first (\"0 0 2 * * *\" is 02:00 every day),"
+                            + " or a macro such as @daily, and a zone such as UTC or Europe/Berlin.");
         }
     }
 

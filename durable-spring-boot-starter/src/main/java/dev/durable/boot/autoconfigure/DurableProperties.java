@@ -104,6 +104,12 @@ public final class DurableProperties {
      */
     private final boolean inlineNextSteps;
 
+    /**
+     * How late a recurring schedule's tick may be found and still count as on time; later ticks were missed and
+     * follow the schedule's miss policy (skip, run once, run each). Longer than poll-interval.
+     */
+    private final Duration scheduleMisfireThreshold;
+
     /** Metrics. */
     private final Metrics metrics;
 
@@ -117,7 +123,7 @@ public final class DurableProperties {
             @DefaultValue("" + EngineSettings.DEFAULT_MAX_ZOMBIES) int maxZombies,
             @Nullable Duration outcomeRetryTimeout, @Nullable Duration maxRetryBackoff, @Nullable Duration batchWindow,
             @DefaultValue("" + EngineSettings.DEFAULT_INLINE_NEXT_STEPS) boolean inlineNextSteps,
-            @DefaultValue Metrics metrics) {
+            @Nullable Duration scheduleMisfireThreshold, @DefaultValue Metrics metrics) {
         this.enabled = enabled;
         this.nodeName = nodeName;
         this.schema = schema;
@@ -136,6 +142,8 @@ public final class DurableProperties {
         this.maxRetryBackoff = orDefault(maxRetryBackoff, EngineSettings.DEFAULT_MAX_RETRY_BACKOFF);
         this.batchWindow = orDefault(batchWindow, EngineSettings.DEFAULT_BATCH_WINDOW);
         this.inlineNextSteps = inlineNextSteps;
+        this.scheduleMisfireThreshold = orDefault(scheduleMisfireThreshold,
+                EngineSettings.DEFAULT_SCHEDULE_MISFIRE_THRESHOLD);
         this.metrics = metrics;
     }
 
@@ -214,6 +222,10 @@ public final class DurableProperties {
 
     public boolean isInlineNextSteps() {
         return inlineNextSteps;
+    }
+
+    public Duration getScheduleMisfireThreshold() {
+        return scheduleMisfireThreshold;
     }
 
     public Metrics getMetrics() {

@@ -51,7 +51,9 @@ final class EngineSettingsMapper {
                     EngineSettings.Builder::maxRetryBackoff),
             new Mapping<>("batchWindow", DurableProperties::getBatchWindow, EngineSettings.Builder::batchWindow),
             new Mapping<>("inlineNextSteps", DurableProperties::isInlineNextSteps,
-                    EngineSettings.Builder::inlineNextSteps));
+                    EngineSettings.Builder::inlineNextSteps),
+            new Mapping<>("scheduleMisfireThreshold", DurableProperties::getScheduleMisfireThreshold,
+                    EngineSettings.Builder::scheduleMisfireThreshold));
 
     /** The settings' names as the engine's messages write them, to be replaced by their properties' names. */
     private static final Pattern SETTING_NAMES = Pattern.compile(MAPPINGS.stream().map(Mapping::setting)

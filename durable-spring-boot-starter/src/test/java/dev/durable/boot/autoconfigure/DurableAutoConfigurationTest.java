@@ -1,8 +1,12 @@
 package dev.durable.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
+import dev.durable.MissPolicy;
+import dev.durable.Schedule;
+import dev.durable.StoredSchedule;
 import dev.durable.boot.DurableCustomizer;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
@@ -10,6 +14,8 @@ import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.NodeState;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,6 +80,27 @@ class DurableAutoConfigurationTest {
             assertThat(greeter.stateType()).isEqualTo(TestMachines.Name.class);
             assertThat(greeter.initialStep()).isEqualTo("greet");
         });
+    }
+
+    /** Declared schedules reach the definition, placeholders resolved, and the node writes them at its start. */
+    @Test
+    void schedulesDeclaredOnAMachineAreWrittenWhenTheNodeStarts() {
+        runner.withUserConfiguration(TestMachines.Reporter.class)
+                .withPropertyValues("test.nightly.cron=0 30 1 * * *")
+                .run(context -> {
+                    MachineDefinition reporter = context.getBean(MachineRegistry.class).resolve("reporter", null);
+                    assertThat(reporter.schedules()).containsExactly(
+                            Schedule.cron("nightly", "0 30 1 * * *").zone("Europe/Berlin"),
+                            Schedule.cron("weekly", "@weekly").missPolicy(MissPolicy.SKIP));
+                    DurableClient client = context.getBean(DurableClient.class);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> client.schedules().size() == 2);
+                    StoredSchedule nightly = client.findSchedule("nightly").orElseThrow();
+                    assertThat(nightly.declared()).isTrue();
+                    assertThat(nightly.machine()).isEqualTo("reporter");
+                    assertThat(nightly.cron()).isEqualTo("0 30 1 * * *");
+                    assertThat(nightly.nextFireAt().atZone(ZoneId.of("Europe/Berlin")).toLocalTime())
+                            .isEqualTo(LocalTime.of(1, 30));
+                });
     }
 
     @Test

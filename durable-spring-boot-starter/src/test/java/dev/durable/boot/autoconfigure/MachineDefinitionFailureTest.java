@@ -45,6 +45,17 @@ class MachineDefinitionFailureTest {
     }
 
     @Test
+    void aBadCronExpressionOrZoneOfADeclaredScheduleFailsStartupNamingTheValue() {
+        runner.withUserConfiguration(TestMachines.BadCron.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        TestMachines.BadCron.class.getName(), "cron = \"every night at two\"",
+                        "Cron expression 'every night at two' of schedule 'nightly' is invalid"));
+        runner.withUserConfiguration(TestMachines.BadZone.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        TestMachines.BadZone.class.getName(), "Zone 'Europe/Atlantis' of schedule 'nightly'"));
+    }
+
+    @Test
     void stepReturningVoidFailsStartupNamingTheMethod() {
         runner.withUserConfiguration(TestMachines.VoidStep.class)
                 .run(context -> assertStartupFailure(context, MachineDefinitionException.class,

@@ -1,9 +1,11 @@
 package dev.durable.boot.autoconfigure;
 
 import dev.durable.Inbox;
+import dev.durable.MissPolicy;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
+import dev.durable.boot.DurableSchedule;
 import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
 import java.util.Map;
@@ -50,6 +52,35 @@ final class TestMachines {
         @Step("greet")
         Outcome greet(Name name) {
             return Outcome.done("v2");
+        }
+    }
+
+    /** Two schedules, one read from a property. */
+    @DurableMachine(name = "reporter")
+    @DurableSchedule(name = "nightly", cron = "${test.nightly.cron:0 0 2 * * *}", zone = "Europe/Berlin")
+    @DurableSchedule(name = "weekly", cron = "@weekly", missPolicy = MissPolicy.SKIP)
+    static class Reporter {
+        @Step("report")
+        Outcome report(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "bad-cron")
+    @DurableSchedule(name = "nightly", cron = "every night at two")
+    static class BadCron {
+        @Step("report")
+        Outcome report(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "bad-zone")
+    @DurableSchedule(name = "nightly", cron = "@daily", zone = "Europe/Atlantis")
+    static class BadZone {
+        @Step("report")
+        Outcome report(Name name) {
+            return Outcome.done();
         }
     }
 

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
 import dev.durable.InstanceStatus;
+import dev.durable.Schedule;
 import dev.durable.StartOptions;
 import dev.durable.boot.actuate.DurableEndpoint;
 import dev.durable.boot.autoconfigure.TestDatabase;
@@ -80,6 +81,35 @@ class DurableApplicationTest extends IntegrationTest {
             EngineTestHooks.reapNow(engine);
         }
         assertThat(new Http(port).get("/actuator/durable").json().path("stranded").size()).isZero();
+    }
+
+    /** Schedules are rows every node lists; one whose machine no live node runs is listed as stranded. */
+    @Test
+    void actuatorEndpointListsSchedulesAndStrandedSchedules() throws Exception {
+        durable.schedule(Workflow.class, Schedule.cron("workflow-nightly", "0 0 2 * * *").zone("Europe/Berlin"),
+                new Workflow.State("nightly", 0));
+        durable.pauseSchedule("workflow-nightly");
+        TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_schedule (name, machine, cron,"
+                + " zone, miss_policy, next_fire_at) VALUES ('ghost-hourly', 'ghost', '@hourly', 'UTC', 'skip',"
+                + " now() - interval '1 hour')");
+        EngineTestHooks.reapNow(engine);
+
+        JsonNode durableJson = new Http(port).get("/actuator/durable").json();
+        JsonNode schedules = durableJson.path("schedules");
+        assertThat(schedules.size()).as(schedules.toString()).isEqualTo(2);
+        JsonNode nightly = schedules.get(1);
+        assertThat(nightly.path("name").asString()).isEqualTo("workflow-nightly");
+        assertThat(nightly.path("machine").asString()).isEqualTo("workflow");
+        assertThat(nightly.path("cron").asString()).isEqualTo("0 0 2 * * *");
+        assertThat(nightly.path("zone").asString()).isEqualTo("Europe/Berlin");
+        assertThat(nightly.path("missPolicy").asString()).isEqualTo("run_once");
+        assertThat(nightly.path("paused").asBoolean()).isTrue();
+        assertThat(nightly.path("declared").asBoolean()).isFalse();
+        assertThat(nightly.path("nextFireAt").asString()).isNotEmpty();
+        JsonNode stranded = durableJson.path("strandedSchedules");
+        assertThat(stranded.size()).isOne();
+        assertThat(stranded.get(0).path("name").asString()).isEqualTo("ghost-hourly");
+        assertThat(stranded.get(0).path("machine").asString()).isEqualTo("ghost");
     }
 
     @Test

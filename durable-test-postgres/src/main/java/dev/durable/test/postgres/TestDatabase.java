@@ -25,8 +25,8 @@ public final class TestDatabase {
      * delivery locks the instance, then inserts the signal; a pick claims instances, then consumes their signals),
      * a node before its machines (a registration inserts the node, then its machine versions).
      */
-    static final List<String> TABLES = List.of("durable_instance", "durable_signal", "durable_node",
-            "durable_node_machine", "durable_schedule");
+    static final List<String> TABLES = List.of("durable_instance", "durable_signal", "durable_schedule",
+            "durable_node", "durable_node_machine");
 
     private static final int CLEAN_ATTEMPTS = 5;
     private static final Map<String, TestDatabase> BY_SCHEMA = new ConcurrentHashMap<>();
@@ -41,7 +41,7 @@ public final class TestDatabase {
         this.schema = schema;
         this.migration = migration;
         this.truncateAll = truncate(TABLES);
-        this.truncateInstances = truncate(TABLES.subList(0, 2));
+        this.truncateInstances = truncate(TABLES.subList(0, 3));
     }
 
     /**
@@ -94,7 +94,7 @@ public final class TestDatabase {
     }
 
     /**
-     * Empties the instance and signal tables, keeping the node tables: for tests among which an application keeps
+     * Empties the instance, signal and schedule tables, keeping the node tables: for tests among which an application keeps
      * running (a Spring test context is cached across test classes). Its node stays registered, where emptying
      * {@code durable_node} would have other nodes, and itself, read its machines' instances as stranded until its
      * next heartbeat. Locks and retries as {@link #clean()}.

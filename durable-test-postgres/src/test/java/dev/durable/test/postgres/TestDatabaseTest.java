@@ -59,11 +59,14 @@ class TestDatabaseTest {
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_signal (instance_id) VALUES (?)", first);
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_node (id) VALUES ('n-1')");
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_node_machine (node_id) VALUES ('n-1')");
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_schedule (name) VALUES ('nightly')");
 
         DATABASE.cleanKeepingNodes();
 
         assertThat(DATABASE.count()).isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_signal", Integer.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_schedule", Integer.class))
+                .isZero();
         assertThat(jdbc.queryForList("SELECT node_id FROM " + SCHEMA + ".durable_node_machine", String.class))
                 .containsExactly("n-1");
         assertThat(insertInstance(jdbc)).isEqualTo(1);
