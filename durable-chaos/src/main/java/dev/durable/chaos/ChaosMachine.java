@@ -1,6 +1,8 @@
 package dev.durable.chaos;
 
+import dev.durable.MissPolicy;
 import dev.durable.Outcome;
+import dev.durable.Schedule;
 import dev.durable.Signal;
 import dev.durable.StepContext;
 import dev.durable.machine.MachineDefinition;
@@ -150,6 +152,23 @@ public final class ChaosMachine {
                 .step("wait", machine::await)
                 .step("finish", machine::finish)
                 .errorHandler(machine::onError)
+                .build();
+    }
+
+    /** The machine every tick of {@link #TICK_SCHEDULE} starts an instance of; its one step just ends. */
+    static final String TICKER = "chaos-ticker";
+    /**
+     * A schedule every second that misses no tick ({@link MissPolicy#RUN_EACH}): whatever is killed or restarted,
+     * every second of the run must end up with exactly one instance.
+     */
+    static final String TICK_SCHEDULE = "chaos-tick";
+
+    /** The ticker machine, declaring the every-second schedule. */
+    public static MachineDefinition ticker() {
+        return MachineDefinition.builder(TICKER, 1, Object.class)
+                .queue(QUEUE)
+                .step("tick", (state, ctx) -> Outcome.done())
+                .schedule(Schedule.cron(TICK_SCHEDULE, "* * * * * *").missPolicy(MissPolicy.RUN_EACH))
                 .build();
     }
 

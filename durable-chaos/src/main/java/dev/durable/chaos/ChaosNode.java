@@ -20,7 +20,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One chaos node: a JVM running {@link ChaosMachine} on {@link DurableEngine} directly (no Spring).
+ * One chaos node: a JVM running {@link ChaosMachine} and its ticker (a schedule every second) on
+ * {@link DurableEngine} directly (no Spring).
  *
  * <p>Arguments are {@code key=value}: {@code url}, {@code user}, {@code password}, {@code node} (the stable node
  * name), {@code schema}, {@code concurrency}, {@code leaseMs}, {@code heartbeatMs}, {@code pollMs},
@@ -73,7 +74,7 @@ public final class ChaosNode {
                 .zombieGracePeriod(Duration.ofSeconds(2))
                 .inlineNextSteps(Boolean.parseBoolean(conf.getOrDefault("inline", "false")))
                 .build();
-        DurableEngine engine = DurableEngine.builder(engineData, MachineRegistry.of(machine))
+        DurableEngine engine = DurableEngine.builder(engineData, MachineRegistry.of(machine, ChaosMachine.ticker()))
                 .settings(settings)
                 .listener(new PrintingListener())
                 .build();
@@ -107,7 +108,8 @@ public final class ChaosNode {
         return "picked=" + stats.picked() + " applied=" + stats.outcomesCommitted() + " fenced="
                 + stats.outcomesFenced() + " abandoned=" + stats.outcomesAbandoned() + " discarded="
                 + stats.outcomesDiscarded() + " reaped=" + stats.reaped() + " released=" + stats.released()
-                + " leasesLost=" + stats.leasesLost() + " componentFailures=" + stats.componentFailures();
+                + " leasesLost=" + stats.leasesLost() + " componentFailures=" + stats.componentFailures()
+                + " scheduledStarts=" + stats.scheduledStarts() + " scheduleMisfires=" + stats.scheduleMisfires();
     }
 
     private static HikariDataSource pool(Map<String, String> conf, String name, int size) {

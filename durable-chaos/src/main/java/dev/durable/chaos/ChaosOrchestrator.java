@@ -530,6 +530,7 @@ public final class ChaosOrchestrator {
                 + " dup_signals=" + c.get("dup_signals_deduplicated") + "/" + c.get("dup_signals_after_consumption")
                 + "/" + c.get("dup_signals_refused_terminal")
                 + " deadlines_fired=" + c.get("deadlines_fired") + "/" + c.get("deadlines")
+                + " schedule_ticks=" + c.get("schedule_ticks")
                 + " violations=" + violations
                 + " duration=" + seconds + "s seed=" + config.seed();
     }

@@ -97,8 +97,8 @@ final class Invariants {
                 rs.getInt("sleep_ms"), rs.getInt("deadline_ms"), rs.getString("nonce"), rs.getString("mode"), rs.getBoolean("duplicate")), PlanRow::instanceId);
         Map<Long, InstanceRow> rows = load("""
                 SELECT id, status::text AS status, partition_key, lease_token, result::text AS result, last_error
-                FROM durable.durable_instance
-                """, (rs, i) -> new InstanceRow(rs.getLong("id"), rs.getString("status"), rs.getString("partition_key"),
+                FROM durable.durable_instance WHERE machine = '%s'
+                """.formatted(ChaosMachine.NAME), (rs, i) -> new InstanceRow(rs.getLong("id"), rs.getString("status"), rs.getString("partition_key"),
                 (Long) rs.getObject("lease_token"), rs.getString("result"), rs.getString("last_error")),
                 InstanceRow::id);
         List<Attempt> attempts = jdbc.sql("SELECT * FROM chaos.effect ORDER BY started_at").query((rs, i) ->
@@ -150,6 +150,7 @@ final class Invariants {
                         + "attempts: " + instances.allPairs + " overlaps " + instances.byFate,
                 instances.committedPairs));
 
+        checks.add(onePerTick(counts));
         counts.put("executions", (long) attempts.size());
         counts.put("committed", (long) committed.size());
         counts.put("duplicate_executions", (long) attempts.size() - committed.stream()
@@ -163,6 +164,45 @@ final class Invariants {
                 .filter(d -> d.duplicate() && d.result().startsWith("REFUSED")).count());
         counts.put("early_signals", plans.values().stream().filter(p -> p.mode().equals("EARLY")).count());
         return new Report(checks, counts);
+    }
+
+    /**
+     * The every-second schedule missed no tick and started none twice: the ticks of its instances, by their unique
+     * keys, are consecutive seconds with one instance each, from the first to the last, across every kill and
+     * restart (its miss policy is run-each, so a tick found late is still started).
+     */
+    private Check onePerTick(Map<String, Long> counts) {
+        List<String> keys = jdbc.sql("SELECT unique_key FROM durable.durable_instance WHERE machine = :machine")
+                .param("machine", ChaosMachine.TICKER).query(String.class).list();
+        String prefix = "schedule:" + ChaosMachine.TICK_SCHEDULE + ":";
+        List<String> evidence = new ArrayList<>();
+        Map<Instant, Integer> perTick = new TreeMap<>();
+        for (String key : keys) {
+            if (key == null || !key.startsWith(prefix)) {
+                evidence.add("a ticker instance with unique key " + key);
+                continue;
+            }
+            perTick.merge(Instant.parse(key.substring(prefix.length())), 1, Integer::sum);
+        }
+        perTick.forEach((tick, n) -> {
+            if (n > 1) {
+                evidence.add(n + " instances for tick " + tick);
+            }
+        });
+        Instant previous = null;
+        for (Instant tick : perTick.keySet()) {
+            if (previous != null && !tick.equals(previous.plusSeconds(1))) {
+                evidence.add("no instance for the ticks after " + previous + " until " + tick);
+            }
+            previous = tick;
+        }
+        if (perTick.size() < 10) {
+            evidence.add("only " + perTick.size() + " ticks fired");
+        }
+        counts.put("schedule_ticks", (long) perTick.size());
+        return new Check("schedule-one-per-tick", evidence.isEmpty(), perTick.size() + " ticks of schedule "
+                + ChaosMachine.TICK_SCHEDULE + (perTick.isEmpty() ? "" : " from " + perTick.keySet().iterator().next()
+                + " to " + previous) + ", one instance each", evidence);
     }
 
     private static Check allDone(Map<Long, PlanRow> plans, Map<Long, InstanceRow> rows, List<String> unreadable) {

@@ -64,6 +64,33 @@ class InvariantsTest {
         jdbc.execute("TRUNCATE durable.durable_signal, durable.durable_instance, chaos.effect, chaos.plan, "
                 + "chaos.delivery RESTART IDENTITY");
         nextToken = 1;
+        for (int second = 0; second < 20; second++) {
+            tick(T0.plusSeconds(second));
+        }
+    }
+
+    /** An instance the every-second schedule started for {@code tick}, done. */
+    private void tick(Instant tick) {
+        jdbc.update("INSERT INTO durable.durable_instance (machine, machine_version, step, status, queue, unique_key)"
+                + " VALUES (?, 1, 'tick', 'done', ?, ?)", ChaosMachine.TICKER, ChaosMachine.QUEUE,
+                "schedule:" + ChaosMachine.TICK_SCHEDULE + ":" + tick);
+    }
+
+    @Test
+    void aScheduleTickWithoutAnInstanceOrWithTwoFails() throws Exception {
+        assertThat(failed(check(witness()))).isEmpty();
+        assertThat(check(witness()).counts()).containsEntry("schedule_ticks", 20L);
+
+        tick(T0.plusSeconds(7));
+        assertThat(failed(check(witness()))).containsExactly("schedule-one-per-tick");
+
+        clean();
+        jdbc.update("DELETE FROM durable.durable_instance WHERE unique_key LIKE '%T00:00:07Z'");
+        Invariants.Report report = check(witness());
+        assertThat(failed(report)).containsExactly("schedule-one-per-tick");
+        assertThat(report.checks()).filteredOn(check -> check.name().equals("schedule-one-per-tick"))
+                .singleElement().satisfies(check -> assertThat(check.evidence()).containsExactly(
+                        "no instance for the ticks after 2026-01-01T00:00:06Z until 2026-01-01T00:00:08Z"));
     }
 
     @Test

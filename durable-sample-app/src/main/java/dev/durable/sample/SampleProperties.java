@@ -11,11 +11,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param carrier  the simulated carrier
  * @param retry    how the order workflow retries a failing step
  * @param payment  how long an order waits for its payment
+ * @param report   when the nightly report runs
  * @param postgres the embedded PostgreSQL used when no {@code spring.datasource.url} is set
  */
 @ConfigurationProperties("sample")
 public record SampleProperties(@DefaultValue Carrier carrier, @DefaultValue Retry retry,
-        @DefaultValue Payment payment, @DefaultValue Postgres postgres) {
+        @DefaultValue Payment payment, @DefaultValue Report report, @DefaultValue Postgres postgres) {
 
     /** @param failureRate the share of shipments whose carrier call fails (0 to 1) */
     public record Carrier(@DefaultValue("0.3") double failureRate) {
@@ -32,6 +33,16 @@ public record SampleProperties(@DefaultValue Carrier carrier, @DefaultValue Retr
 
     /** @param timeout how long an order waits for its payment before it is cancelled */
     public record Payment(@DefaultValue("30m") Duration timeout) {
+    }
+
+    /**
+     * Read by {@code @DurableSchedule} of {@code NightlyReport} through placeholders; declared here for their
+     * documentation and defaults.
+     *
+     * @param cron a Spring cron expression (seconds first): when the nightly report runs
+     * @param zone the zone the expression is read in
+     */
+    public record Report(@DefaultValue("0 0 2 * * *") String cron, @DefaultValue("UTC") String zone) {
     }
 
     /** @param dataDir where the embedded PostgreSQL keeps its data, across restarts */

@@ -1,0 +1,57 @@
+package dev.durable.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.durable.test.postgres.TestPostgres;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The nightly report is a declared schedule: with {@code sample.report.cron} set to every second, report instances
+ * run one per tick and count the orders; the schedule is listed in {@code /actuator/durable}.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "durable.schema=durable_sample_report",
+        "durable.poll-interval=200ms",
+        "sample.carrier.failure-rate=0",
+        "sample.report.cron=* * * * * *",
+        "sample.report.zone=Europe/Berlin"})
+class NightlyReportTest {
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        TestPostgres postgres = TestPostgres.get();
+        postgres.dropSchema("durable_sample_report");
+        registry.add("spring.datasource.url", postgres::jdbcUrl);
+        registry.add("spring.datasource.username", postgres::username);
+        registry.add("spring.datasource.password", postgres::password);
+    }
+
+    @Value("${local.server.port}")
+    int port;
+
+    @Test
+    void theReportScheduleStartsReportsThatCountTheOrders() throws Exception {
+        SampleHttp http = new SampleHttp(port);
+        long order = http.placeOrder(7);
+        await().atMost(Duration.ofSeconds(10)).until(() -> http.status(order).equals("awaiting_signal"));
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> http.get("/reports").json().size() >= 2);
+        JsonNode latest = http.get("/reports").json().get(0);
+        assertThat(latest.path("countedAt").asString()).isNotEmpty();
+        assertThat(latest.path("orders").path("awaiting_signal").asLong()).isEqualTo(1);
+
+        JsonNode schedule = http.get("/actuator/durable").json().path("schedules").get(0);
+        assertThat(schedule.path("name").asString()).isEqualTo("nightly-report");
+        assertThat(schedule.path("cron").asString()).isEqualTo("* * * * * *");
+        assertThat(schedule.path("zone").asString()).isEqualTo("Europe/Berlin");
+        assertThat(schedule.path("declared").asBoolean()).isTrue();
+        assertThat(schedule.path("lastFiredAt").asString()).isNotEmpty();
+    }
+}
