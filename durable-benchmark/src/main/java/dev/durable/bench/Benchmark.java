@@ -18,11 +18,13 @@ import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -52,6 +54,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (c) latency local insert -> step start and signal -> woken step start, default settings;
  * (d) (a) with a million terminal rows in the table; (e) (a) partitioned over 1,000 keys;
  * (f) heap per in-flight step and heap of a node with 100,000 awaiting instances;
+ * (p) (a) with a million pending timers and await deadlines in the table, and the node's heap growth with them;
+ * (t) timer accuracy: 1,000 timers due at random instants over a minute, how late each fires, at the default poll
+ * interval and at 100 ms;
  * (s, not in {@code all}) the baseline from 4 to 80 threads, to see where it saturates.
  * Ratios are to figures of the same run, so they hold across machines better than the absolute numbers.
  */
@@ -71,6 +76,8 @@ public final class Benchmark {
     private static final int LATENCY_SAMPLES = Integer.getInteger("bench.latencySamples", 1_000);
     private static final int HISTORY_ROWS = Integer.getInteger("bench.historyRows", 1_000_000);
     private static final int AWAITING = Integer.getInteger("bench.awaiting", 100_000);
+    private static final int PENDING = Integer.getInteger("bench.pending", 1_000_000);
+    private static final int TIMERS = Integer.getInteger("bench.timers", 1_000);
     /** Rounds of (g) then (a): this machine's speed drifts, so the figures are medians over interleaved rounds. */
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
     /** Thread counts of the baseline's saturation sweep (s); the pool must hold the largest. */
@@ -80,6 +87,10 @@ public final class Benchmark {
     private static final QueueSettings QUEUE = new QueueSettings(CONCURRENCY, BATCH);
 
     record Sample(int index) {
+    }
+
+    /** A timer of (t): its instance's index and when it is due. */
+    record Timer(int index, long dueMillis) {
     }
 
     private final HikariDataSource dataSource;
@@ -122,7 +133,7 @@ public final class Benchmark {
 
     private static Set<String> scenarios(String spec) {
         if (spec.equals("all")) {
-            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f"));
+            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t"));
         }
         return new LinkedHashSet<>(Arrays.asList(spec.split(",")));
     }
@@ -151,6 +162,13 @@ public final class Benchmark {
         if (scenarios.contains("f")) {
             heapPerInFlightStep();
             heapWithAwaitingInstances();
+        }
+        if (scenarios.contains("p")) {
+            throughputWithPendingTimers();
+        }
+        if (scenarios.contains("t")) {
+            timerAccuracy(EngineSettings.DEFAULT_POLL_INTERVAL);
+            timerAccuracy(Duration.ofMillis(100));
         }
     }
 
@@ -366,6 +384,102 @@ public final class Benchmark {
         report("d.throughput_with_history", median(rate), "instances/s", "terminal_rows=" + HISTORY_ROWS + " n=" + N
                 + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(rate)));
         report("d.ratio_to_a", median(ratio), "x", "median_of=" + ROUNDS + " ratios=" + twoDecimals(ratio));
+    }
+
+    /**
+     * (p) (a) with PENDING rows that wait on time in the table, half durable timers (runnable rows of the same queue
+     * due in one to 12 hours) and half awaits with a deadline that far ahead, against (a) without them in the same
+     * round; and how much a running node's heap grows when they are added: they must cost rows, not memory.
+     */
+    private void throughputWithPendingTimers() throws Exception {
+        double[] rate = new double[ROUNDS];
+        double[] ratio = new double[ROUNDS];
+        for (int round = 0; round < ROUNDS; round++) {
+            double oneStep = drain("a", N, i -> StartOptions.defaults(), true);
+            clean();
+            insertPending();
+            rate[round] = drain("p", N, i -> StartOptions.defaults(), false);
+            ratio[round] = rate[round] / oneStep;
+        }
+        report("p.throughput_with_pending_timers", median(rate), "instances/s", "pending=" + PENDING + " n=" + N
+                + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(rate)));
+        report("p.ratio_to_a", median(ratio), "x", "median_of=" + ROUNDS + " ratios=" + twoDecimals(ratio));
+
+        clean();
+        MachineDefinition noop = MachineDefinition.builder("noop", 1, Sample.class)
+                .step("only", (state, ctx) -> Outcome.done())
+                .build();
+        DurableEngine engine = engine(MachineRegistry.of(noop), DurableListener.NONE,
+                settings -> settings.queue("default", QUEUE));
+        engine.start();
+        idle(engine);
+        long before = usedHeapAfterGc();
+        insertPending();
+        idle(engine);
+        long after = usedHeapAfterGc();
+        engine.close();
+        clean();
+        report("p.heap_growth_with_pending_timers", (after - before) / 1024.0 / 1024.0, "MiB",
+                "pending=" + PENDING + " heap_before=" + before / 1024 / 1024 + "MiB");
+    }
+
+    /** PENDING rows waiting on time: half timers of the default queue, half awaits with a deadline. */
+    private void insertPending() {
+        jdbc.update("""
+                INSERT INTO durable_bench.durable_instance (machine, machine_version, step, state, queue, status,
+                                                            eligible_at, awaits, deadline)
+                SELECT 'noop', 1, 'only', '{"index": 1}', 'default',
+                       (CASE WHEN g % 2 = 0 THEN 'runnable' ELSE 'awaiting_signal' END)::durable_bench.durable_status,
+                       now() + interval '1 hour' + g * interval '40 milliseconds',
+                       CASE WHEN g % 2 = 1 THEN 'never' END,
+                       CASE WHEN g % 2 = 1 THEN now() + interval '1 hour' + g * interval '40 milliseconds' END
+                FROM generate_series(1, ?) g
+                """, PENDING);
+        jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_instance");
+    }
+
+    /** Lets a running node poll and sweep deadlines a few times (its loops' longest pauses) with nothing to do. */
+    private static void idle(DurableEngine engine) throws InterruptedException {
+        long picks = engine.stats().picks();
+        Thread.sleep(engine.settings().pollInterval().multipliedBy(3).toMillis()); // pacing only: the node idles
+        note("p: " + (engine.stats().picks() - picks) + " picks while idle");
+    }
+
+    /**
+     * (t) How late durable timers fire: TIMERS instances each set a timer ({@code nextAt}) at a random instant
+     * within the next minute, and the timed step notes how long after that instant it started.
+     */
+    private void timerAccuracy(Duration pollInterval) throws Exception {
+        clean();
+        double[] late = new double[TIMERS];
+        CountDownLatch fired = new CountDownLatch(TIMERS);
+        MachineDefinition machine = MachineDefinition.builder("timer", 1, Timer.class)
+                .initialStep("set")
+                .step("set", (state, ctx) -> Outcome.nextAt("fire", state, Instant.ofEpochMilli(state.dueMillis())))
+                .step("fire", (state, ctx) -> {
+                    late[state.index()] = System.currentTimeMillis() - state.dueMillis();
+                    fired.countDown();
+                    return Outcome.done();
+                })
+                .build();
+        DurableEngine engine = engine(MachineRegistry.of(machine), DurableListener.NONE,
+                settings -> settings.pollInterval(pollInterval));
+        engine.start();
+        Random random = new Random(42);
+        long from = System.currentTimeMillis() + 3000;
+        engine.client().startAll("timer", IntStream.range(0, TIMERS)
+                .mapToObj(i -> StartRequest.of(new Timer(i, from + random.nextInt(60_000)))).toList());
+        if (!fired.await(3, TimeUnit.MINUTES)) {
+            throw new IllegalStateException(fired.getCount() + " timers did not fire");
+        }
+        engine.close();
+        double[] sorted = late.clone();
+        Arrays.sort(sorted);
+        String poll = pollInterval.toMillis() + "ms";
+        String details = "timers=" + TIMERS + " poll_interval=" + poll + " min=" + sorted[0] + "ms max="
+                + sorted[sorted.length - 1] + "ms";
+        report("t.timer_late_p50_poll_" + poll, sorted[sorted.length / 2], "ms", details);
+        report("t.timer_late_p99_poll_" + poll, sorted[(int) Math.ceil(sorted.length * 0.99) - 1], "ms", details);
     }
 
     /** Inserts n one-step no-op instances in batches, then starts an engine and times it until all are done. */

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
@@ -196,8 +197,36 @@ final class ClaimRepository {
             RETURNING d.id
             """;
 
+    // When the next runnable row of a queue falls due (NULL when none waits): a durable timer, a retry's back-off, a
+    // delayed start. The pick index is ordered by priority first, so the earliest eligible_at is the least of each
+    // priority's first entry past now(): the distinct priorities are walked with one index probe each (a loose index
+    // scan), then each gives its first future row with one more. A handful of probes, however many rows wait.
+    static final String UNTIL_NEXT_ELIGIBLE = """
+            /* durable: next eligible */
+            WITH RECURSIVE priorities AS (
+                (SELECT i.priority FROM {schema}.durable_instance i
+                 WHERE i.queue = :queue AND i.status = 'runnable'
+                 ORDER BY i.priority LIMIT 1)
+                UNION ALL
+                SELECT (SELECT i.priority FROM {schema}.durable_instance i
+                        WHERE i.queue = :queue AND i.status = 'runnable' AND i.priority > p.priority
+                        ORDER BY i.priority LIMIT 1)
+                FROM priorities p
+                WHERE p.priority IS NOT NULL
+            )
+            SELECT greatest(0, (extract(epoch FROM min(next.eligible_at) - now()) * 1000)::bigint)
+            FROM priorities p
+            CROSS JOIN LATERAL (
+                SELECT i.eligible_at FROM {schema}.durable_instance i
+                WHERE i.queue = :queue AND i.status = 'runnable' AND i.priority = p.priority
+                  AND i.eligible_at > now()
+                ORDER BY i.eligible_at LIMIT 1) next
+            WHERE p.priority IS NOT NULL
+            """;
+
     private final StatementPlanning planning;
     private final String pickSql;
+    private final String untilNextEligibleSql;
     private final String heartbeatSql;
     private final String stillClaimedSql;
     private final String reapSql;
@@ -208,12 +237,18 @@ final class ClaimRepository {
     ClaimRepository(StatementPlanning planning) {
         this.planning = planning;
         this.pickSql = planning.qualify(PICK);
+        this.untilNextEligibleSql = planning.qualify(UNTIL_NEXT_ELIGIBLE);
         this.heartbeatSql = planning.qualify(HEARTBEAT);
         this.stillClaimedSql = planning.qualify(STILL_CLAIMED);
         this.reapSql = planning.qualify(REAP);
         this.releaseEarlierStartsSql = planning.qualify(RELEASE_EARLIER_STARTS);
         this.releaseSql = planning.qualify(RELEASE);
         this.returnCrashedSql = planning.qualify(RETURN_CRASHED);
+    }
+
+    /** Milliseconds until the next runnable row of {@code queue} falls due, or {@code null} if none waits. */
+    @Nullable Long millisUntilNextEligible(String queue) {
+        return planning.hot().sql(untilNextEligibleSql).param("queue", queue).query(Long.class).list().get(0);
     }
 
     /**

@@ -122,7 +122,19 @@ final class QueuePoller {
         // the pick takes one row per key, so the head of a hot key can fill the candidates and hide other keys;
         // the next pick skips that key, now executing, and reaches them.
         boolean partitioned = claimed.stream().anyMatch(step -> step.partitionKey() != null);
-        return claimed.size() == limit || (partitioned && slots.free() > 0) ? Duration.ZERO : pollInterval;
+        return claimed.size() == limit || (partitioned && slots.free() > 0) ? Duration.ZERO : untilNextEligible();
+    }
+
+    /**
+     * How long to pause once the due work is picked: until the next waiting row falls due (a durable timer, a
+     * retry's back-off), plus a millisecond so that it is due when the pick runs, and at most one poll interval (rows
+     * inserted by other nodes are found within one). So a timer fires a pick's time after it falls due, not up to a
+     * poll interval later.
+     */
+    private Duration untilNextEligible() {
+        Long untilNext = claims.millisUntilNextEligible(name);
+        return untilNext == null || untilNext >= pollInterval.toMillis() ? pollInterval
+                : Duration.ofMillis(untilNext + 1);
     }
 
     /**

@@ -34,8 +34,8 @@ class QueryPlanTest {
     private final NamedParameterJdbcTemplate jdbc = new NamedParameterJdbcTemplate(TestDatabase.dataSource());
 
     /**
-     * ROWS rows over 5 queues: 1% runnable, 1% executing, 1% parked (half of those with a deadline), the rest done; a
-     * signal for every 10th row.
+     * ROWS rows over 5 queues: 1% runnable (half of those timers due up to an hour ahead), 1% executing, 1% parked
+     * (half of those with a deadline), the rest done; a signal for every 10th row.
      */
     @BeforeAll
     static void fillTheTable() {
@@ -47,7 +47,8 @@ class QueryPlanTest {
                 SELECT 'm', 1, 's', '{}', 'q' || (g % 5),
                        (CASE g % 100 WHEN 0 THEN 'runnable' WHEN 1 THEN 'executing' WHEN 2 THEN 'awaiting_signal'
                                      ELSE 'done' END)::durable_it.durable_status,
-                       now() - interval '1 minute',
+                       CASE WHEN g % 200 = 100 THEN now() + (g % 60 + 1) * interval '1 minute'
+                            ELSE now() - interval '1 minute' END,
                        CASE WHEN g % 3 = 0 AND g % 100 <> 1 THEN 'key-' || (g % 1000) END,
                        CASE WHEN g % 100 = 1 THEN 'node:1' END,
                        CASE WHEN g % 100 = 1 THEN g END,
@@ -234,6 +235,17 @@ class QueryPlanTest {
         assertThat(fire).containsPattern("Index Scan using durable_schedule_(pkey|due) on durable_schedule")
                 .contains("Conflict Arbiter Indexes: durable_instance_unique").doesNotContain("Seq Scan");
         assertThat(stranded).contains("durable_schedule_due").doesNotContain("durable_instance");
+    }
+
+    /**
+     * When the next runnable row falls due: a few index probes of the pick index (one per priority, plus one to find
+     * each priority), however many future rows wait.
+     */
+    @Test
+    void theNextEligibleRowIsFoundThroughThePickIndex() {
+        String plan = explain(ClaimRepository.UNTIL_NEXT_ELIGIBLE, new MapSqlParameterSource().addValue("queue", "q0"));
+
+        assertThat(plan).contains("durable_instance_pick").doesNotContain("Seq Scan").doesNotContain("Sort");
     }
 
     /** A crashed step's hand-back reaches its row by primary key, like every fenced write. */

@@ -72,6 +72,22 @@ class TimerTest {
         assertThat(TestDatabase.row(id)).containsEntry("result", "\"tea at attempt 0\"");
     }
 
+    /**
+     * The poller sleeps until the next waiting row falls due, not a whole poll interval: with a 10 s poll interval a
+     * 1.5 s timer fires about on time.
+     */
+    @Test
+    void aTimerFiresWhenDueEvenWithAPollIntervalLongerThanItsDelay() {
+        DurableEngine engine = engines.start("test-node", settings -> settings.pollInterval(Duration.ofSeconds(10))
+                .reaperInterval(Duration.ofSeconds(10)), reminder(Outcome.next("ring", new Reminder("tea"),
+                        Duration.ofMillis(1500))));
+        long id = engine.client().start("reminder", new Reminder("tea")).id();
+
+        await().atMost(Duration.ofSeconds(8)).until(() -> TestDatabase.status(id).equals("done"));
+        assertThat(Duration.ofNanos(rangAt.get() - setAt.get())).isBetween(Duration.ofMillis(1500),
+                Duration.ofMillis(3000));
+    }
+
     @Test
     void aNextAtAnInstantBecomesEligibleThen() {
         Instant at = Instant.now().plusSeconds(30);
