@@ -440,9 +440,7 @@ public final class Benchmark {
 
     /** Lets a running node poll and sweep deadlines a few times (its loops' longest pauses) with nothing to do. */
     private static void idle(DurableEngine engine) throws InterruptedException {
-        long picks = engine.stats().picks();
         Thread.sleep(engine.settings().pollInterval().multipliedBy(3).toMillis()); // pacing only: the node idles
-        note("p: " + (engine.stats().picks() - picks) + " picks while idle");
     }
 
     /**
