@@ -76,11 +76,6 @@ public record Schedule(String name, String cron, ZoneId zone, MissPolicy missPol
         return new Schedule(name, cron, zone, missPolicy);
     }
 
-    /** The parsed cron expression. */
-    public CronExpression expression() {
-        return parse(name, cron);
-    }
-
     private static CronExpression parse(String name, String cron) {
         try {
             return CronExpression.parse(cron);

@@ -98,8 +98,9 @@ final class Invariants {
         Map<Long, InstanceRow> rows = load("""
                 SELECT id, status::text AS status, partition_key, lease_token, result::text AS result, last_error
                 FROM durable.durable_instance WHERE machine = '%s'
-                """.formatted(ChaosMachine.NAME), (rs, i) -> new InstanceRow(rs.getLong("id"), rs.getString("status"), rs.getString("partition_key"),
-                (Long) rs.getObject("lease_token"), rs.getString("result"), rs.getString("last_error")),
+                """.formatted(ChaosMachine.NAME), (rs, i) -> new InstanceRow(rs.getLong("id"), rs.getString("status"),
+                rs.getString("partition_key"), (Long) rs.getObject("lease_token"), rs.getString("result"),
+                rs.getString("last_error")),
                 InstanceRow::id);
         List<Attempt> attempts = jdbc.sql("SELECT * FROM chaos.effect ORDER BY started_at").query((rs, i) ->
                 new Attempt(rs.getLong("token"), rs.getLong("instance_id"), rs.getString("step"),

@@ -51,9 +51,6 @@ final class AwaitDeadlines {
                 wakeQueues.accept(Set.copyOf(fired.values()));
             }
         } while (fired.size() == batch);
-        Long untilNext = deadlines.millisUntilNext();
-        Duration max = settings.pollInterval();
-        // A deadline a moment away is slept to, plus a millisecond so that it is due when the sweep runs.
-        return untilNext == null || untilNext >= max.toMillis() ? max : Duration.ofMillis(untilNext + 1);
+        return BackgroundLoop.pauseUntil(deadlines.millisUntilNext(), settings.pollInterval());
     }
 }

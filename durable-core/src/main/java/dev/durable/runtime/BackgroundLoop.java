@@ -44,6 +44,18 @@ final class BackgroundLoop {
         this.maxBackoff = maxBackoff;
     }
 
+    /**
+     * The pause of a loop that waits for an instant the database holds (the next timer, deadline or schedule tick):
+     * until then, plus a millisecond so that it is due when the loop runs (at once if it already is), and never
+     * longer than {@code max}, the pause that finds what other nodes added meanwhile. {@code null}: nothing waits.
+     */
+    static Duration pauseUntil(@Nullable Long millisUntilNext, Duration max) {
+        if (millisUntilNext == null || millisUntilNext >= max.toMillis()) {
+            return max;
+        }
+        return Duration.ofMillis(Math.max(0, millisUntilNext) + 1);
+    }
+
     void start() {
         Run run = new Run();
         Thread t = new Thread(() -> loop(run), name);

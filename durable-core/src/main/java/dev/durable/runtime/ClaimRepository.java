@@ -214,7 +214,7 @@ final class ClaimRepository {
                 FROM priorities p
                 WHERE p.priority IS NOT NULL
             )
-            SELECT greatest(0, (extract(epoch FROM min(next.eligible_at) - now()) * 1000)::bigint)
+            SELECT (extract(epoch FROM min(next.eligible_at) - now()) * 1000)::bigint
             FROM priorities p
             CROSS JOIN LATERAL (
                 SELECT i.eligible_at FROM {schema}.durable_instance i
@@ -246,7 +246,7 @@ final class ClaimRepository {
         this.returnCrashedSql = planning.qualify(RETURN_CRASHED);
     }
 
-    /** Milliseconds until the next runnable row of {@code queue} falls due, or {@code null} if none waits. */
+    /** Milliseconds until the next runnable row of {@code queue} falls due; {@code null} if none waits. */
     @Nullable Long millisUntilNextEligible(String queue) {
         return planning.hot().sql(untilNextEligibleSql).param("queue", queue).query(Long.class).list().get(0);
     }

@@ -34,7 +34,7 @@ final class DeadlineRepository {
     // How long until the next deadline of a parked row (NULL when there is none): the first entry of the index.
     static final String UNTIL_NEXT = """
             /* durable: next deadline */
-            SELECT greatest(0, (extract(epoch FROM min(deadline) - now()) * 1000)::bigint)
+            SELECT (extract(epoch FROM min(deadline) - now()) * 1000)::bigint
             FROM {schema}.durable_instance
             WHERE status = 'awaiting_signal' AND deadline IS NOT NULL
             """;
@@ -59,7 +59,7 @@ final class DeadlineRepository {
         return fired;
     }
 
-    /** Milliseconds until the next deadline of a parked instance (0 if one is due); {@code null} if there is none. */
+    /** Milliseconds until the next deadline of a parked instance (0 or less if one is due); {@code null} if none. */
     @Nullable Long millisUntilNext() {
         return planning.hot().sql(untilNextSql).query(Long.class).list().get(0);
     }

@@ -49,7 +49,8 @@ final class DefaultDurableClient implements DurableClient {
     private final Consumer<String> wakeQueue;
 
     DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
-            SignalRepository signals, ScheduleRepository schedules, StoredValues values, EngineEvents events, Consumer<String> wakeQueue) {
+            SignalRepository signals, ScheduleRepository schedules, StoredValues values, EngineEvents events,
+            Consumer<String> wakeQueue) {
         this.machines = machines;
         this.starts = starts;
         this.queries = queries;

@@ -8,9 +8,9 @@ import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * All SQL of {@code durable_node} and {@code durable_node_machine}: which nodes are alive and which machine
- * versions they run, and the instances and schedules no live node can run, for the {@link NodeRegistry}. None of it is on a
- * step's path: a node registers on each heartbeat and looks for stranded instances on each reaper run. The
- * statements go through {@link StatementPlanning#ordinary()}.
+ * versions they run, and the instances and schedules no live node can run, for the {@link NodeRegistry}. None of it
+ * is on a step's path: a node registers on each heartbeat and looks for stranded instances and schedules on each
+ * reaper run. The statements go through {@link StatementPlanning#ordinary()}.
  */
 final class NodeRepository {
 

@@ -132,9 +132,7 @@ final class QueuePoller {
      * poll interval later.
      */
     private Duration untilNextEligible() {
-        Long untilNext = claims.millisUntilNextEligible(name);
-        return untilNext == null || untilNext >= pollInterval.toMillis() ? pollInterval
-                : Duration.ofMillis(untilNext + 1);
+        return BackgroundLoop.pauseUntil(claims.millisUntilNextEligible(name), pollInterval);
     }
 
     /**

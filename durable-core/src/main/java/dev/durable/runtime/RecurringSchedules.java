@@ -69,10 +69,7 @@ final class RecurringSchedules {
         if (!due.isEmpty()) {
             return Duration.ZERO;
         }
-        Long untilNext = schedules.millisUntilNext(machineNames);
-        Duration max = settings.pollInterval();
-        // A tick a moment away is slept to, plus a millisecond so that it is due when the sweep runs.
-        return untilNext == null || untilNext >= max.toMillis() ? max : Duration.ofMillis(untilNext + 1);
+        return BackgroundLoop.pauseUntil(schedules.millisUntilNext(machineNames), settings.pollInterval());
     }
 
     /**

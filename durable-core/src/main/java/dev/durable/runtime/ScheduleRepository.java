@@ -121,7 +121,7 @@ final class ScheduleRepository {
     // How long until the next tick of a schedule this node fires (NULL when there is none).
     static final String UNTIL_NEXT = """
             /* durable: next schedule tick */
-            SELECT greatest(0, (extract(epoch FROM min(next_fire_at) - now()) * 1000)::bigint)
+            SELECT (extract(epoch FROM min(next_fire_at) - now()) * 1000)::bigint
             FROM {schema}.durable_schedule
             WHERE NOT paused AND machine = ANY (:machines::text[])
             """;
@@ -241,7 +241,7 @@ final class ScheduleRepository {
                 .single();
     }
 
-    /** Milliseconds until the next tick of an unpaused schedule of {@code machines} (0 if one is due), or null. */
+    /** Milliseconds until the next tick of an unpaused schedule of {@code machines} (0 or less: due); null if none. */
     @Nullable Long millisUntilNext(Collection<String> machines) {
         return planning.ordinary().sql(untilNextSql)
                 .param("machines", new SqlArrayValue("text", machines.toArray()))

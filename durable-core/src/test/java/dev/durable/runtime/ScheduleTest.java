@@ -296,8 +296,8 @@ class ScheduleTest {
     /** A node's schedule sweep, run on the test's thread. */
     private static RecurringSchedules sweeper(MachineDefinition... machines) {
         EngineSettings settings = EngineFixture.fastSettings("sweeper", machines).build();
-        return new RecurringSchedules(repository(), MachineRegistry.of(machines), new EngineEvents(DurableListener.NONE),
-                queue -> { }, settings);
+        return new RecurringSchedules(repository(), MachineRegistry.of(machines),
+                new EngineEvents(DurableListener.NONE), queue -> { }, settings);
     }
 
     private static int fire(ScheduleRepository schedules, ScheduleRepository.DueSchedule due) {

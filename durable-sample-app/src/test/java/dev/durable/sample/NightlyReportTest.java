@@ -3,7 +3,6 @@ package dev.durable.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.durable.test.postgres.TestPostgres;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
@@ -17,7 +16,6 @@ import tools.jackson.databind.JsonNode;
  * run one per tick and count the orders; the schedule is listed in {@code /actuator/durable}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "durable.schema=durable_sample_report",
         "durable.poll-interval=200ms",
         "sample.carrier.failure-rate=0",
         "sample.report.cron=* * * * * *",
@@ -26,11 +24,7 @@ class NightlyReportTest {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        TestPostgres postgres = TestPostgres.get();
-        postgres.dropSchema("durable_sample_report");
-        registry.add("spring.datasource.url", postgres::jdbcUrl);
-        registry.add("spring.datasource.username", postgres::username);
-        registry.add("spring.datasource.password", postgres::password);
+        SampleDatabase.use(registry, "durable_sample_report");
     }
 
     @Value("${local.server.port}")

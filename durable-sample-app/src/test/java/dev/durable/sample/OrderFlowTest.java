@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.durable.runtime.DurableEngine;
-import dev.durable.test.postgres.TestPostgres;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -16,7 +15,6 @@ import tools.jackson.databind.JsonNode;
 
 /** The sample's order workflow through its REST API, on the tests' PostgreSQL, with a very flaky carrier. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "durable.schema=durable_sample",
         "durable.poll-interval=200ms",
         "sample.carrier.failure-rate=0.5",
         "sample.retry.base-delay=10ms",
@@ -25,11 +23,7 @@ class OrderFlowTest {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        TestPostgres postgres = TestPostgres.get();
-        postgres.dropSchema("durable_sample"); // the app's schema initializer creates it afresh
-        registry.add("spring.datasource.url", postgres::jdbcUrl);
-        registry.add("spring.datasource.username", postgres::username);
-        registry.add("spring.datasource.password", postgres::password);
+        SampleDatabase.use(registry, "durable_sample");
     }
 
     @Value("${local.server.port}")

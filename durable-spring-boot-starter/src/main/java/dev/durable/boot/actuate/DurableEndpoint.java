@@ -47,7 +47,9 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>{@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: makes a failed instance runnable
  *       again;</li>
  *   <li>{@code POST /actuator/durable} with {@code {"queue":"orders","action":"pause"}} or
- *       {@code {"queue":"orders","action":"resume"}}: stops or resumes picking from a queue on this node.</li>
+ *       {@code {"queue":"orders","action":"resume"}}: stops or resumes picking from a queue on this node; with
+ *       {@code {"schedule":"nightly","action":"pause"}} or {@code "resume"}: pauses or resumes a recurring schedule
+ *       in the whole cluster.</li>
  * </ul>
  *
  * The paths are those of the discovery links at {@code /actuator} ({@code durable} and {@code durable-id}): Spring
@@ -148,13 +150,40 @@ public class DurableEndpoint {
 
     /**
      * {@code POST /actuator/durable} with {@code {"queue":"orders","action":"pause"}} (or {@code "resume"}): pauses
-     * or resumes a queue on this node; answers how the queue stands.
+     * or resumes a queue on this node, and answers how the queue stands; with {@code {"schedule":"nightly",
+     * "action":"pause"}} (or {@code "resume"}): pauses or resumes a recurring schedule for the whole cluster, and
+     * answers how the schedule stands.
      *
-     * @throws InvalidEndpointRequestException for an action other than {@code pause} and {@code resume}, or a
-     *                                         queue this node does not have
+     * @throws InvalidEndpointRequestException for an action other than {@code pause} and {@code resume}, a queue
+     *                                         this node does not have, a schedule that does not exist, or both a
+     *                                         queue and a schedule
      */
     @WriteOperation
-    public QueueDescriptor queue(@Nullable String queue, @Nullable String action) {
+    public Object control(@Nullable String queue, @Nullable String schedule, @Nullable String action) {
+        if (schedule != null && queue != null) {
+            throw RejectedRequestException.badRequest("Name a queue or a schedule, not both", "actions",
+                    QUEUE_ACTIONS);
+        }
+        return schedule != null ? schedule(schedule, action) : queue(queue, action);
+    }
+
+    private ScheduleDescriptor schedule(String name, @Nullable String action) {
+        if (action == null || !QUEUE_ACTIONS.contains(action)) {
+            throw RejectedRequestException.badRequest(action == null
+                    ? "Name the action, e.g. {\"schedule\":\"" + name + "\",\"action\":\"pause\"}"
+                    : "Unknown action '" + action + "' for a schedule", "actions", QUEUE_ACTIONS);
+        }
+        DurableClient client = engine.client();
+        if (action.equals("pause")) {
+            client.pauseSchedule(name);
+        } else {
+            client.resumeSchedule(name);
+        }
+        return client.findSchedule(name).map(DurableEndpoint::describe)
+                .orElseThrow(() -> RejectedRequestException.notFound("No schedule '" + name + "'"));
+    }
+
+    private QueueDescriptor queue(@Nullable String queue, @Nullable String action) {
         if (action == null || !QUEUE_ACTIONS.contains(action)) {
             throw RejectedRequestException.badRequest(action == null
                     ? "Name the action, e.g. {\"queue\":\"default\",\"action\":\"pause\"}"

@@ -37,10 +37,14 @@ public class DurableEndpointWebExtension {
         return answer(() -> delegate.retry(instance, action));
     }
 
-    /** {@code POST /actuator/durable} with {@code {"queue":"orders","action":"pause"}} or {@code "resume"}. */
+    /**
+     * {@code POST /actuator/durable} with {@code {"queue":"orders","action":"pause"}} or
+     * {@code {"schedule":"nightly","action":"pause"}}, or {@code "resume"}.
+     */
     @WriteOperation
-    public WebEndpointResponse<Object> queue(@Nullable String queue, @Nullable String action) {
-        return answer(() -> delegate.queue(queue, action));
+    public WebEndpointResponse<Object> control(@Nullable String queue, @Nullable String schedule,
+            @Nullable String action) {
+        return answer(() -> delegate.control(queue, schedule, action));
     }
 
     private static WebEndpointResponse<Object> answer(Supplier<Object> operation) {

@@ -110,6 +110,23 @@ class DurableApplicationTest extends IntegrationTest {
         assertThat(stranded.size()).isOne();
         assertThat(stranded.get(0).path("name").asString()).isEqualTo("ghost-hourly");
         assertThat(stranded.get(0).path("machine").asString()).isEqualTo("ghost");
+
+        // An operator resumes and pauses a schedule for the whole cluster.
+        Http http = new Http(port);
+        JsonNode resumed = http.post("/actuator/durable", "{\"schedule\":\"workflow-nightly\",\"action\":\"resume\"}")
+                .json();
+        assertThat(resumed.path("paused").asBoolean()).isFalse();
+        assertThat(durable.findSchedule("workflow-nightly").orElseThrow().paused()).isFalse();
+        JsonNode paused = http.post("/actuator/durable", "{\"schedule\":\"workflow-nightly\",\"action\":\"pause\"}")
+                .json();
+        assertThat(paused.path("paused").asBoolean()).isTrue();
+        Http.Response unknown = http.post("/actuator/durable", "{\"schedule\":\"nope\",\"action\":\"pause\"}");
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.json().path("error").asString()).isEqualTo("No schedule 'nope'");
+        Http.Response both = http.post("/actuator/durable",
+                "{\"schedule\":\"workflow-nightly\",\"queue\":\"default\",\"action\":\"pause\"}");
+        assertThat(both.status()).isEqualTo(400);
+        assertThat(both.json().path("error").asString()).isEqualTo("Name a queue or a schedule, not both");
     }
 
     @Test
@@ -221,7 +238,7 @@ class DurableApplicationTest extends IntegrationTest {
         assertThat(engine.queues().get("default").paused()).isFalse();
 
         // Over JMX, which has no status or body, the message says it all.
-        assertThatThrownBy(() -> new DurableEndpoint(engine, Show.NEVER, Set.of()).queue("nope", "pause"))
+        assertThatThrownBy(() -> new DurableEndpoint(engine, Show.NEVER, Set.of()).control("nope", null, "pause"))
                 .isInstanceOf(InvalidEndpointRequestException.class)
                 .hasMessage("Unknown queue 'nope' on this node; queues: [default, shutdown, slow]");
     }

@@ -94,8 +94,8 @@ public final class TestDatabase {
     }
 
     /**
-     * Empties the instance, signal and schedule tables, keeping the node tables: for tests among which an application keeps
-     * running (a Spring test context is cached across test classes). Its node stays registered, where emptying
+     * Empties the instance, signal and schedule tables, keeping the node tables: for tests among which an application
+     * keeps running (a Spring test context is cached across test classes). Its node stays registered, where emptying
      * {@code durable_node} would have other nodes, and itself, read its machines' instances as stranded until its
      * next heartbeat. Locks and retries as {@link #clean()}.
      */
