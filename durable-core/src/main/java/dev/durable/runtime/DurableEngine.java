@@ -35,8 +35,8 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
  * The durable engine of one node: the client API plus the runtime that runs steps — a poller per queue, the step
- * executor, the committer, the heartbeat, the reaper, the sweep that fires await deadlines and the one that fires
- * recurring schedules. Usable without Spring
+ * executor, the committer, the heartbeat, the reaper, the sweeps that fire await deadlines and recurring schedules,
+ * and the one that deletes ended instances past their retention. Usable without Spring
  * Boot:
  *
  * <pre>{@code
@@ -80,6 +80,8 @@ public final class DurableEngine implements AutoCloseable {
     private final BackgroundLoop reaperLoop;
     private final BackgroundLoop deadlineLoop;
     private final BackgroundLoop scheduleLoop;
+    /** Null when no status has a retention: nothing is ever deleted. */
+    private final @Nullable BackgroundLoop retentionLoop;
     private boolean closed;
 
     private DurableEngine(Builder builder) {
@@ -134,6 +136,9 @@ public final class DurableEngine implements AutoCloseable {
         RecurringSchedules recurring = new RecurringSchedules(schedules, machines, events, this::wake, settings);
         this.scheduleLoop = new BackgroundLoop(RecurringSchedules.NAME, recurring::sweep, lifecycle, events,
                 settings.maxRetryBackoff());
+        Retention retention = new Retention(new RetentionRepository(planning), events, settings);
+        this.retentionLoop = retention.enabled() ? new BackgroundLoop(Retention.NAME, retention::sweep, lifecycle,
+                events, settings.maxRetryBackoff()) : null;
     }
 
     /** A builder for an engine on {@code dataSource} running {@code machines}. */
@@ -171,6 +176,9 @@ public final class DurableEngine implements AutoCloseable {
         reaperLoop.start();
         deadlineLoop.start();
         scheduleLoop.start();
+        if (retentionLoop != null) {
+            retentionLoop.start();
+        }
         queues.values().forEach(QueuePoller::start);
         lifecycle.moveTo(NodeState.RUNNING);
     }
@@ -196,6 +204,9 @@ public final class DurableEngine implements AutoCloseable {
         reaperLoop.stop(COMPONENT_STOP_TIMEOUT);
         deadlineLoop.stop(COMPONENT_STOP_TIMEOUT);
         scheduleLoop.stop(COMPONENT_STOP_TIMEOUT);
+        if (retentionLoop != null) {
+            retentionLoop.stop(COMPONENT_STOP_TIMEOUT);
+        }
         registry.forget();
         lifecycle.moveTo(NodeState.STOPPED);
     }

@@ -61,6 +61,10 @@ final class EngineEvents {
         }
     }
 
+    void retentionDeleted(int count) {
+        stats.retentionDeleted.add(count);
+    }
+
     void released(int count) {
         stats.released.add(count);
     }

@@ -31,6 +31,8 @@ public final class EngineSettings {
     public static final Duration DEFAULT_BATCH_WINDOW = Duration.ofMillis(2);
     public static final boolean DEFAULT_INLINE_NEXT_STEPS = false;
     public static final Duration DEFAULT_SCHEDULE_MISFIRE_THRESHOLD = Duration.ofMinutes(1);
+    public static final Duration DEFAULT_RETENTION_INTERVAL = Duration.ofMinutes(1);
+    public static final int DEFAULT_RETENTION_BATCH_SIZE = 1000;
     /** The queue every node works unless configured otherwise. */
     public static final String DEFAULT_QUEUE = MachineDefinition.DEFAULT_QUEUE;
 
@@ -54,6 +56,10 @@ public final class EngineSettings {
     private final Duration batchWindow;
     private final boolean inlineNextSteps;
     private final Duration scheduleMisfireThreshold;
+    private final @Nullable Duration retentionDone;
+    private final @Nullable Duration retentionFailed;
+    private final Duration retentionInterval;
+    private final int retentionBatchSize;
 
     private EngineSettings(Builder builder, String nodeName) {
         this.nodeName = nodeName;
@@ -74,6 +80,10 @@ public final class EngineSettings {
         this.batchWindow = builder.batchWindow;
         this.inlineNextSteps = builder.inlineNextSteps;
         this.scheduleMisfireThreshold = builder.scheduleMisfireThreshold;
+        this.retentionDone = builder.retentionDone;
+        this.retentionFailed = builder.retentionFailed;
+        this.retentionInterval = builder.retentionInterval;
+        this.retentionBatchSize = builder.retentionBatchSize;
     }
 
     public static Builder builder() {
@@ -105,6 +115,10 @@ public final class EngineSettings {
         builder.batchWindow = batchWindow;
         builder.inlineNextSteps = inlineNextSteps;
         builder.scheduleMisfireThreshold = scheduleMisfireThreshold;
+        builder.retentionDone = retentionDone;
+        builder.retentionFailed = retentionFailed;
+        builder.retentionInterval = retentionInterval;
+        builder.retentionBatchSize = retentionBatchSize;
         return builder;
     }
 
@@ -217,6 +231,26 @@ public final class EngineSettings {
         return scheduleMisfireThreshold;
     }
 
+    /** How long done instances are kept, with their signals, before the retention sweep deletes them; null: forever. */
+    public @Nullable Duration retentionDone() {
+        return retentionDone;
+    }
+
+    /** How long failed instances are kept before the retention sweep deletes them; null: forever. */
+    public @Nullable Duration retentionFailed() {
+        return retentionFailed;
+    }
+
+    /** How often each node looks for ended instances past their retention. */
+    public Duration retentionInterval() {
+        return retentionInterval;
+    }
+
+    /** The most instances one retention statement deletes (a short transaction; the sweep repeats it). */
+    public int retentionBatchSize() {
+        return retentionBatchSize;
+    }
+
     /** The settings of {@code queue}, or {@code null} if this node is not configured for it. */
     public @Nullable QueueSettings queue(String queue) {
         return queues.get(queue);
@@ -242,7 +276,11 @@ public final class EngineSettings {
                 && Objects.equals(maxRetryBackoff, that.maxRetryBackoff)
                 && Objects.equals(batchWindow, that.batchWindow)
                 && inlineNextSteps == that.inlineNextSteps
-                && Objects.equals(scheduleMisfireThreshold, that.scheduleMisfireThreshold);
+                && Objects.equals(scheduleMisfireThreshold, that.scheduleMisfireThreshold)
+                && Objects.equals(retentionDone, that.retentionDone)
+                && Objects.equals(retentionFailed, that.retentionFailed)
+                && Objects.equals(retentionInterval, that.retentionInterval)
+                && retentionBatchSize == that.retentionBatchSize;
     }
 
     @Override
@@ -250,7 +288,7 @@ public final class EngineSettings {
         return Objects.hash(nodeName, schema, leaseTtl, heartbeatInterval, pollInterval, reaperInterval,
                 reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
                 virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps,
-                scheduleMisfireThreshold);
+                scheduleMisfireThreshold, retentionDone, retentionFailed, retentionInterval, retentionBatchSize);
     }
 
     @Override
@@ -263,7 +301,9 @@ public final class EngineSettings {
                 + ", virtualThreads=" + virtualThreads + ", outcomeRetryTimeout=" + outcomeRetryTimeout
                 + ", maxRetryBackoff=" + maxRetryBackoff + ", batchWindow=" + batchWindow
                 + ", inlineNextSteps=" + inlineNextSteps
-                + ", scheduleMisfireThreshold=" + scheduleMisfireThreshold + "]";
+                + ", scheduleMisfireThreshold=" + scheduleMisfireThreshold + ", retentionDone=" + retentionDone
+                + ", retentionFailed=" + retentionFailed + ", retentionInterval=" + retentionInterval
+                + ", retentionBatchSize=" + retentionBatchSize + "]";
     }
 
     /** A best-effort host name usable as a node name. */
@@ -301,6 +341,10 @@ public final class EngineSettings {
         private Duration batchWindow = DEFAULT_BATCH_WINDOW;
         private boolean inlineNextSteps = DEFAULT_INLINE_NEXT_STEPS;
         private Duration scheduleMisfireThreshold = DEFAULT_SCHEDULE_MISFIRE_THRESHOLD;
+        private @Nullable Duration retentionDone;
+        private @Nullable Duration retentionFailed;
+        private Duration retentionInterval = DEFAULT_RETENTION_INTERVAL;
+        private int retentionBatchSize = DEFAULT_RETENTION_BATCH_SIZE;
 
         private Builder() {
         }
@@ -402,6 +446,28 @@ public final class EngineSettings {
             return this;
         }
 
+        /** How long done instances are kept; null or zero: forever (the default). */
+        public Builder retentionDone(@Nullable Duration retentionDone) {
+            this.retentionDone = retentionDone;
+            return this;
+        }
+
+        /** How long failed instances are kept; null or zero: forever (the default). */
+        public Builder retentionFailed(@Nullable Duration retentionFailed) {
+            this.retentionFailed = retentionFailed;
+            return this;
+        }
+
+        public Builder retentionInterval(Duration retentionInterval) {
+            this.retentionInterval = retentionInterval;
+            return this;
+        }
+
+        public Builder retentionBatchSize(int retentionBatchSize) {
+            this.retentionBatchSize = retentionBatchSize;
+            return this;
+        }
+
         /**
          * Checks and builds the settings.
          *
@@ -426,6 +492,13 @@ public final class EngineSettings {
             positive("outcomeRetryTimeout", outcomeRetryTimeout);
             positive("maxRetryBackoff", maxRetryBackoff);
             positive("scheduleMisfireThreshold", scheduleMisfireThreshold);
+            positive("retention.interval", retentionInterval);
+            notNegative("retention.done", retentionDone == null ? Duration.ZERO : retentionDone);
+            notNegative("retention.failed", retentionFailed == null ? Duration.ZERO : retentionFailed);
+            if (retentionBatchSize < 1) {
+                throw new InvalidSettingException("retention.batchSize", "must be at least 1, was "
+                        + retentionBatchSize);
+            }
             notNegative("shutdownGracePeriod", shutdownGracePeriod);
             notNegative("batchWindow", batchWindow);
             if (stepTimeout != null) {

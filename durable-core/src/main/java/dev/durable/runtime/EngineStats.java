@@ -24,6 +24,7 @@ public final class EngineStats {
     final LongAdder deadlinesFired = new LongAdder();
     final LongAdder scheduledStarts = new LongAdder();
     final LongAdder scheduleMisfires = new LongAdder();
+    final LongAdder retentionDeleted = new LongAdder();
     final LongAdder signalsDelivered = new LongAdder();
     final LongAdder signalsDeduplicated = new LongAdder();
     final LongAdder signalsRefused = new LongAdder();
@@ -99,6 +100,11 @@ public final class EngineStats {
      */
     public long scheduleMisfires() {
         return scheduleMisfires.sum();
+    }
+
+    /** Ended instances this node's retention sweep deleted. */
+    public long retentionDeleted() {
+        return retentionDeleted.sum();
     }
 
     /** Claims this node released at shutdown. */

@@ -93,7 +93,7 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
-                "durable-schema-v4");
+                "durable-schema-v4", "durable-schema-v5");
         // Every stored value is kept; the new columns are empty.
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set")).isEqualTo(instancesBefore);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance"
@@ -101,6 +101,8 @@ class SchemaUpgradeTest {
         assertThat(rows("durable_signal")).isEqualTo(signalsBefore);
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_deadline")).isTrue();
+        assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
+                Boolean.class, SCHEMA + ".durable_instance_ended")).isTrue();
 
         // The upgraded database runs on: the engine registers its node, the crashed claim is reaped and re-run,
         // and every live instance finishes; the ended ones stay as they were. The new schedule table takes the

@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  *       discarded</td></tr>
  *   <tr><td>{@code durable.reaped}, {@code durable.released}, {@code durable.leases.lost},
  *       {@code durable.zombies.detected}, {@code durable.component.failures},
- *       {@code durable.deadlines.fired}, {@code durable.schedules.started}, {@code durable.schedules.misfires}</td>
+ *       {@code durable.deadlines.fired}, {@code durable.schedules.started}, {@code durable.schedules.misfires},
+ *       {@code durable.retention.deleted}</td>
  *       <td>counters</td><td></td></tr>
  *   <tr><td>{@code durable.signals}</td><td>counter</td><td>delivery: delivered, deduplicated, refused</td></tr>
  *   <tr><td>{@code durable.steps.in.flight}, {@code durable.zombies}</td><td>gauges</td><td></td></tr>
@@ -105,6 +106,8 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
                 + " schedules", stats, EngineStats::scheduledStarts, Tags.empty());
         counter(registry, "durable.schedules.misfires", "Times this node found a schedule's ticks missed and applied"
                 + " its miss policy", stats, EngineStats::scheduleMisfires, Tags.empty());
+        counter(registry, "durable.retention.deleted", "Ended instances this node's retention sweep deleted", stats,
+                EngineStats::retentionDeleted, Tags.empty());
         counter(registry, "durable.leases.lost", "Running steps whose lease the heartbeat found lost", stats,
                 EngineStats::leasesLost, Tags.empty());
         counter(registry, "durable.zombies.detected", "Steps that did not end within the grace period after an"

@@ -110,6 +110,9 @@ public final class DurableProperties {
      */
     private final Duration scheduleMisfireThreshold;
 
+    /** How long ended instances are kept before every node's retention sweep deletes them. */
+    private final Retention retention;
+
     /** Metrics. */
     private final Metrics metrics;
 
@@ -123,7 +126,8 @@ public final class DurableProperties {
             @DefaultValue("" + EngineSettings.DEFAULT_MAX_ZOMBIES) int maxZombies,
             @Nullable Duration outcomeRetryTimeout, @Nullable Duration maxRetryBackoff, @Nullable Duration batchWindow,
             @DefaultValue("" + EngineSettings.DEFAULT_INLINE_NEXT_STEPS) boolean inlineNextSteps,
-            @Nullable Duration scheduleMisfireThreshold, @DefaultValue Metrics metrics) {
+            @Nullable Duration scheduleMisfireThreshold, @DefaultValue Retention retention,
+            @DefaultValue Metrics metrics) {
         this.enabled = enabled;
         this.nodeName = nodeName;
         this.schema = schema;
@@ -144,6 +148,7 @@ public final class DurableProperties {
         this.inlineNextSteps = inlineNextSteps;
         this.scheduleMisfireThreshold = orDefault(scheduleMisfireThreshold,
                 EngineSettings.DEFAULT_SCHEDULE_MISFIRE_THRESHOLD);
+        this.retention = retention;
         this.metrics = metrics;
     }
 
@@ -228,6 +233,10 @@ public final class DurableProperties {
         return scheduleMisfireThreshold;
     }
 
+    public Retention getRetention() {
+        return retention;
+    }
+
     public Metrics getMetrics() {
         return metrics;
     }
@@ -257,6 +266,46 @@ public final class DurableProperties {
     }
 
     /** Metrics of the engine. */
+    /** How long ended instances are kept, and how the sweep that deletes them runs. */
+    public static final class Retention {
+
+        /** How long done instances (with their signals) are kept; unset or 0: forever. */
+        private final @Nullable Duration done;
+
+        /** How long failed instances (with their signals) are kept; unset or 0: forever. */
+        private final @Nullable Duration failed;
+
+        /** How often each node looks for ended instances past their retention. */
+        private final Duration interval;
+
+        /** The most instances one delete statement removes; the sweep repeats it until none is left. */
+        private final int batchSize;
+
+        public Retention(@Nullable Duration done, @Nullable Duration failed, @Nullable Duration interval,
+                @DefaultValue("" + EngineSettings.DEFAULT_RETENTION_BATCH_SIZE) int batchSize) {
+            this.done = done;
+            this.failed = failed;
+            this.interval = orDefault(interval, EngineSettings.DEFAULT_RETENTION_INTERVAL);
+            this.batchSize = batchSize;
+        }
+
+        public @Nullable Duration getDone() {
+            return done;
+        }
+
+        public @Nullable Duration getFailed() {
+            return failed;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+    }
+
     public static final class Metrics {
 
         /**

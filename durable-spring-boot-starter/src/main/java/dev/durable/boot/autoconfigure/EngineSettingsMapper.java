@@ -53,7 +53,15 @@ final class EngineSettingsMapper {
             new Mapping<>("inlineNextSteps", DurableProperties::isInlineNextSteps,
                     EngineSettings.Builder::inlineNextSteps),
             new Mapping<>("scheduleMisfireThreshold", DurableProperties::getScheduleMisfireThreshold,
-                    EngineSettings.Builder::scheduleMisfireThreshold));
+                    EngineSettings.Builder::scheduleMisfireThreshold),
+            new Mapping<>("retention.done", properties -> properties.getRetention().getDone(),
+                    EngineSettings.Builder::retentionDone),
+            new Mapping<>("retention.failed", properties -> properties.getRetention().getFailed(),
+                    EngineSettings.Builder::retentionFailed),
+            new Mapping<>("retention.interval", properties -> properties.getRetention().getInterval(),
+                    EngineSettings.Builder::retentionInterval),
+            new Mapping<>("retention.batchSize", properties -> properties.getRetention().getBatchSize(),
+                    EngineSettings.Builder::retentionBatchSize));
 
     /** The settings' names as the engine's messages write them, to be replaced by their properties' names. */
     private static final Pattern SETTING_NAMES = Pattern.compile(MAPPINGS.stream().map(Mapping::setting)

@@ -68,11 +68,13 @@ class DurablePropertiesTest {
                 defaults.put(name, property.path("defaultValue").asString());
             }
         });
-        // Every durable.* property shows its default, but the three that have none to show: the host name, no
-        // timeout, and the map of queues (whose entries' defaults are those of 'default' above).
+        // Every durable.* property shows its default, but those that have none to show: the host name, no
+        // timeout, the map of queues (whose entries' defaults are those of 'default' above), and the retentions
+        // (unset: kept forever).
         assertThat(properties.keySet()).filteredOn(name -> name.startsWith("durable."))
                 .filteredOn(name -> !defaults.containsKey(name))
-                .containsExactlyInAnyOrder("durable.node-name", "durable.step-timeout", "durable.queues");
+                .containsExactlyInAnyOrder("durable.node-name", "durable.step-timeout", "durable.queues",
+                        "durable.retention.done", "durable.retention.failed");
         assertThat(properties.get("durable.queues").path("description").asString())
                 .contains("concurrency (default " + QueueSettings.DEFAULT_CONCURRENCY + ")")
                 .contains("batch-size (default " + QueueSettings.DEFAULT_BATCH_SIZE + ")");

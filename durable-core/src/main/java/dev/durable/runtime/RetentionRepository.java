@@ -1,0 +1,62 @@
+package dev.durable.runtime;
+
+import dev.durable.InstanceStatus;
+import java.time.Duration;
+
+/**
+ * The SQL of retention, for {@link Retention}: deleting ended instances past their age, oldest first, a batch per
+ * statement. One statement per terminal status, each naming its status as a literal, so that the planner matches the
+ * partial index {@code durable_instance_ended} whatever the plan cache holds. Each statement commits on its own,
+ * through {@link StatementPlanning#ordinary()}.
+ */
+final class RetentionRepository {
+
+    // Done rows that ended (were last updated) longer ago than :keepMs, oldest first, through the partial index of
+    // ended rows. SKIP LOCKED: the sweeps of several nodes take disjoint batches, and a row a signal delivery holds
+    // is left for the next sweep. Only ended rows are ever locked. The batch's ids are collected into an array, so the
+    // delete reaches each row by primary key whatever the planner estimates (a join on a CTE was planned as a hash
+    // join over the whole table). Their signals go with them (ON DELETE CASCADE, found through the signals'
+    // (instance_id, dedup_key) index).
+    static final String DELETE_DONE = """
+            /* durable: delete expired done */
+            DELETE FROM {schema}.durable_instance
+            WHERE id = ANY (ARRAY(
+                SELECT id FROM {schema}.durable_instance
+                WHERE status = 'done' AND updated_at < now() - :keepMs * interval '1 millisecond'
+                ORDER BY updated_at
+                LIMIT :limit
+                FOR UPDATE SKIP LOCKED))
+            """;
+
+    // The same for failed rows.
+    static final String DELETE_FAILED = """
+            /* durable: delete expired failed */
+            DELETE FROM {schema}.durable_instance
+            WHERE id = ANY (ARRAY(
+                SELECT id FROM {schema}.durable_instance
+                WHERE status = 'failed' AND updated_at < now() - :keepMs * interval '1 millisecond'
+                ORDER BY updated_at
+                LIMIT :limit
+                FOR UPDATE SKIP LOCKED))
+            """;
+
+    private final StatementPlanning planning;
+    private final String deleteDoneSql;
+    private final String deleteFailedSql;
+
+    RetentionRepository(StatementPlanning planning) {
+        this.planning = planning;
+        this.deleteDoneSql = planning.qualify(DELETE_DONE);
+        this.deleteFailedSql = planning.qualify(DELETE_FAILED);
+    }
+
+    /** Deletes up to {@code limit} instances of {@code status} that ended longer than {@code keep} ago; how many. */
+    int deleteExpired(InstanceStatus status, Duration keep, int limit) {
+        String sql = switch (status) {
+            case DONE -> deleteDoneSql;
+            case FAILED -> deleteFailedSql;
+            default -> throw new IllegalArgumentException("Only ended instances are deleted, not " + status);
+        };
+        return planning.ordinary().sql(sql).param("keepMs", keep.toMillis()).param("limit", limit).update();
+    }
+}
