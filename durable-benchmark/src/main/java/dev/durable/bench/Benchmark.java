@@ -56,7 +56,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (f) heap per in-flight step and heap of a node with 100,000 awaiting instances;
  * (p) (a) with a million pending timers and await deadlines in the table, and the node's heap growth with them;
  * (t) timer accuracy: 1,000 timers due at random instants over a minute, how late each fires, at the default poll
- * interval and at 100 ms;
+ * interval and at 100 ms; (r) (a) while another node's retention deletes a million expired instances;
  * (s, not in {@code all}) the baseline from 4 to 80 threads, to see where it saturates.
  * Ratios are to figures of the same run, so they hold across machines better than the absolute numbers.
  */
@@ -78,6 +78,7 @@ public final class Benchmark {
     private static final int AWAITING = Integer.getInteger("bench.awaiting", 100_000);
     private static final int PENDING = Integer.getInteger("bench.pending", 1_000_000);
     private static final int TIMERS = Integer.getInteger("bench.timers", 1_000);
+    private static final int RETENTION_ROWS = Integer.getInteger("bench.retentionRows", 1_000_000);
     /** Rounds of (g) then (a): this machine's speed drifts, so the figures are medians over interleaved rounds. */
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
     /** Thread counts of the baseline's saturation sweep (s); the pool must hold the largest. */
@@ -133,7 +134,7 @@ public final class Benchmark {
 
     private static Set<String> scenarios(String spec) {
         if (spec.equals("all")) {
-            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t"));
+            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t", "r"));
         }
         return new LinkedHashSet<>(Arrays.asList(spec.split(",")));
     }
@@ -165,6 +166,9 @@ public final class Benchmark {
         }
         if (scenarios.contains("p")) {
             throughputWithPendingTimers();
+        }
+        if (scenarios.contains("r")) {
+            throughputDuringRetention();
         }
         if (scenarios.contains("t")) {
             timerAccuracy(EngineSettings.DEFAULT_POLL_INTERVAL);
@@ -478,6 +482,58 @@ public final class Benchmark {
                 + sorted[sorted.length - 1] + "ms";
         report("t.timer_late_p50_poll_" + poll, sorted[sorted.length / 2], "ms", details);
         report("t.timer_late_p99_poll_" + poll, sorted[(int) Math.ceil(sorted.length * 0.99) - 1], "ms", details);
+    }
+
+    /**
+     * (r) (a) while another node's retention sweep deletes RETENTION_ROWS expired done instances (with a signal each),
+     * against (a) alone in the same round; and how long the sweep takes to delete them all.
+     */
+    private void throughputDuringRetention() throws Exception {
+        double[] rate = new double[ROUNDS];
+        double[] ratio = new double[ROUNDS];
+        double[] deletion = new double[ROUNDS];
+        MachineDefinition noop = MachineDefinition.builder("noop", 1, Sample.class)
+                .step("only", (state, ctx) -> Outcome.done())
+                .build();
+        for (int round = 0; round < ROUNDS; round++) {
+            double alone = drain("a", N, i -> StartOptions.defaults(), true);
+            clean();
+            jdbc.update("""
+                    INSERT INTO durable_bench.durable_instance (machine, machine_version, step, state, queue, status,
+                                                                result, created_at, updated_at)
+                    SELECT 'history', 1, 'only', '{"index": 1}', 'default', 'done', '"ok"',
+                           now() - interval '3 days', now() - interval '2 days' - g * interval '1 millisecond'
+                    FROM generate_series(1, ?) g
+                    """, RETENTION_ROWS);
+            jdbc.update("""
+                    INSERT INTO durable_bench.durable_signal (instance_id, name, dedup_key)
+                    SELECT id, 'paid', 'evt' FROM durable_bench.durable_instance
+                    """);
+            jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_instance");
+            jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_signal");
+            // The sweeping node works no queue: it only deletes.
+            DurableEngine sweeper = engine(MachineRegistry.of(noop), DurableListener.NONE, settings -> settings
+                    .nodeName("sweeper").queue("default", new QueueSettings(0, 1))
+                    .retentionDone(Duration.ofDays(1)).retentionInterval(Duration.ofSeconds(1)));
+            long begin = System.nanoTime();
+            sweeper.start();
+            rate[round] = drain("r", N, i -> StartOptions.defaults(), false);
+            ratio[round] = rate[round] / alone;
+            while (sweeper.stats().retentionDeleted() < RETENTION_ROWS) {
+                Thread.sleep(100); // pacing only: the sweep runs on its own
+            }
+            deletion[round] = (System.nanoTime() - begin) / 1e9;
+            sweeper.close();
+            note("r: deleted " + RETENTION_ROWS + " expired instances in "
+                    + String.format(Locale.ROOT, "%.1f", deletion[round]) + " s");
+        }
+        clean();
+        report("r.throughput_during_retention", median(rate), "instances/s", "expired=" + RETENTION_ROWS + " n=" + N
+                + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(rate)));
+        report("r.ratio_to_a", median(ratio), "x", "median_of=" + ROUNDS + " ratios=" + twoDecimals(ratio));
+        report("r.deletion_time", median(deletion), "s", "expired=" + RETENTION_ROWS + " batch="
+                + EngineSettings.DEFAULT_RETENTION_BATCH_SIZE + " median_of=" + ROUNDS + " all="
+                + twoDecimals(deletion));
     }
 
     /** Inserts n one-step no-op instances in batches, then starts an engine and times it until all are done. */

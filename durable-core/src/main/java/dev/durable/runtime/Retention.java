@@ -19,8 +19,12 @@ final class Retention {
 
     static final String NAME = "durable-retention";
 
-    /** Batches per status per sweep before the sweep yields (and comes back at once): bounds one sweep's time. */
-    private static final int MAX_BATCHES_PER_SWEEP = 100;
+    /**
+     * After a full batch the sweep pauses this many times as long as the batch took, so that a backlog is deleted in
+     * the background with at most a fifth of the sweep's time spent deleting, and the steps running meanwhile keep
+     * most of the database (docs/PERFORMANCE.md, "Retention").
+     */
+    static final int PAUSE_PER_BATCH_TIME = 4;
 
     private static final Logger log = LoggerFactory.getLogger(Retention.class);
 
@@ -48,24 +52,23 @@ final class Retention {
         return !keep.isEmpty();
     }
 
-    /** One sweep: deletes every expired instance (up to a bound); returns the pause before the next. */
+    /**
+     * One sweep: a batch of each status that has a retention. Returns the pause before the next: while batches come
+     * back full, {@link #PAUSE_PER_BATCH_TIME} times as long as this sweep took; then the retention interval.
+     */
     Duration sweep() {
         int batch = settings.retentionBatchSize();
         boolean more = false;
+        long begin = System.nanoTime();
         for (Map.Entry<InstanceStatus, Duration> entry : keep.entrySet()) {
-            long deleted = 0;
-            int n;
-            int batches = 0;
-            do {
-                n = repository.deleteExpired(entry.getKey(), entry.getValue(), batch);
-                deleted += n;
-                events.retentionDeleted(n);
-            } while (n == batch && ++batches < MAX_BATCHES_PER_SWEEP);
-            more |= n == batch;
+            int deleted = repository.deleteExpired(entry.getKey(), entry.getValue(), batch);
+            events.retentionDeleted(deleted);
+            more |= deleted == batch;
             if (deleted > 0) {
                 log.debug("Deleted {} {} instances older than {}", deleted, entry.getKey().label(), entry.getValue());
             }
         }
-        return more ? Duration.ZERO : settings.retentionInterval();
+        return more ? Duration.ofNanos((System.nanoTime() - begin) * PAUSE_PER_BATCH_TIME)
+                : settings.retentionInterval();
     }
 }

@@ -114,6 +114,27 @@ class RetentionTest {
         assertThat(keeper.stats().retentionDeleted()).isZero();
     }
 
+    /**
+     * While batches come back full the sweep pauses in proportion to the batch's time, not a whole interval, and not
+     * zero: a backlog goes at a fifth of the sweep's time; once done, the interval.
+     */
+    @Test
+    void aSweepDeletesABatchAtATimeAndPausesInProportionUntilTheBacklogIsGone() {
+        for (int i = 0; i < 5; i++) {
+            instance("done", 120);
+        }
+        Duration interval = Duration.ofMinutes(1);
+        Retention sweep = new Retention(retention, new EngineEvents(DurableListener.NONE), EngineSettings.builder()
+                .retentionDone(Duration.ofHours(1)).retentionBatchSize(2).retentionInterval(interval).build());
+
+        Duration first = sweep.sweep();
+        assertThat(first).isPositive().isLessThan(interval);
+        assertThat(ids()).hasSize(3);
+        assertThat(sweep.sweep()).isLessThan(interval);
+        assertThat(sweep.sweep()).as("the last batch was not full").isEqualTo(interval);
+        assertThat(ids()).isEmpty();
+    }
+
     @Test
     void aNegativeRetentionOrBatchIsRefusedNamingTheSetting() {
         assertThatThrownBy(() -> EngineSettings.builder().retentionDone(Duration.ofDays(-1)).build())
