@@ -22,7 +22,7 @@ final class Retention {
     /**
      * After a full batch the sweep pauses this many times as long as the batch took, so that a backlog is deleted in
      * the background with at most a fifth of the sweep's time spent deleting, and the steps running meanwhile keep
-     * most of the database (docs/PERFORMANCE.md, "Retention").
+     * most of the database (docs/DESIGN.md, "Retention").
      */
     static final int PAUSE_PER_BATCH_TIME = 4;
 
