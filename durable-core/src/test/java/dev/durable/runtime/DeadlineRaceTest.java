@@ -3,7 +3,6 @@ package dev.durable.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.SignalResult;
-import dev.durable.jdbc.DurableSchema;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,11 +30,11 @@ class DeadlineRaceTest {
     private static final String SCHEMA = TestDatabase.SCHEMA;
 
     private final DataSource dataSource = TestDatabase.dataSource();
-    private final StatementPlanning planning = new StatementPlanning(dataSource, DurableSchema.named(SCHEMA));
-    private final ClaimRepository claims = new ClaimRepository(planning);
-    private final TransitionRepository transitions = new TransitionRepository(dataSource, planning);
-    private final SignalRepository signals = new SignalRepository(planning);
-    private final DeadlineRepository deadlines = new DeadlineRepository(planning);
+    private final Repositories repositories = Repositories.onTestDatabase();
+    private final ClaimRepository claims = repositories.claims();
+    private final TransitionRepository transitions = repositories.transitions();
+    private final SignalRepository signals = repositories.signals();
+    private final DeadlineRepository deadlines = repositories.deadlines();
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     private long id;
@@ -49,7 +48,7 @@ class DeadlineRaceTest {
     @BeforeEach
     void parkWithADueDeadline() {
         TestDatabase.clean();
-        id = new StartRepository(planning).insert(List.of(new NewInstance("parker", 1, "pay", "{}", "q", (short) 0,
+        id = repositories.starts().insert(List.of(new NewInstance("parker", 1, "pay", "{}", "q", (short) 0,
                 null, 0, null, "{runnable,executing,awaiting_signal}"))).get(0).id();
         ClaimedStep claimed = pick();
         transitions.apply(List.of(Transition.await(claimed.claim(), List.of("paid"), 0L, "{}", List.of())), false);
@@ -138,7 +137,7 @@ class DeadlineRaceTest {
     /** Runs the sweep's statement in {@code connection}'s open transaction, so the test decides when it commits. */
     private List<Long> fireIn(Connection connection) throws Exception {
         List<Long> fired = new ArrayList<>();
-        String sql = planning.qualify(DeadlineRepository.FIRE).replace(":limit", "100");
+        String sql = repositories.planning().qualify(DeadlineRepository.FIRE).replace(":limit", "100");
         try (PreparedStatement statement = connection.prepareStatement(sql); ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 fired.add(rows.getLong("id"));

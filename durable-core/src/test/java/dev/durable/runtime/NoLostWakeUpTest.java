@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.SignalResult;
 import dev.durable.StartResult;
-import dev.durable.jdbc.DurableSchema;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;
@@ -27,13 +26,11 @@ import org.junit.jupiter.api.Test;
  */
 class NoLostWakeUpTest {
 
-    private static final String SCHEMA = TestDatabase.SCHEMA;
-
     private final DataSource dataSource = TestDatabase.dataSource();
-    private final StatementPlanning planning = new StatementPlanning(dataSource, DurableSchema.named(SCHEMA));
-    private final ClaimRepository claims = new ClaimRepository(planning);
-    private final TransitionRepository transitions = new TransitionRepository(dataSource, planning);
-    private final SignalRepository signals = new SignalRepository(planning);
+    private final Repositories repositories = Repositories.onTestDatabase();
+    private final ClaimRepository claims = repositories.claims();
+    private final TransitionRepository transitions = repositories.transitions();
+    private final SignalRepository signals = repositories.signals();
 
     /**
      * One thread per blocked statement. Not the common pool: on a two-core machine it has a single worker, and the
@@ -51,7 +48,7 @@ class NoLostWakeUpTest {
     @BeforeEach
     void claimAnInstance() {
         TestDatabase.clean();
-        List<StartResult> started = new StartRepository(planning).insert(List.of(new NewInstance("parker", 1, "pay", "{}", "q",
+        List<StartResult> started = repositories.starts().insert(List.of(new NewInstance("parker", 1, "pay", "{}", "q",
                 (short) 0, null, 0, null, "{runnable,executing,awaiting_signal}")));
         claimed = claims.pick("q", Map.of("parker", List.of(1)), 1, "node:1", Duration.ofMinutes(1)).get(0);
         assertThat(claimed.id()).isEqualTo(started.get(0).id());

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
-import dev.durable.jdbc.DurableSchema;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
@@ -27,8 +26,7 @@ class RetentionTest {
     @RegisterExtension
     final EngineFixture engines = new EngineFixture();
 
-    private final RetentionRepository retention = new RetentionRepository(new StatementPlanning(
-            TestDatabase.dataSource(), DurableSchema.named(TestDatabase.SCHEMA)));
+    private final RetentionRepository retention = Repositories.onTestDatabase().retention();
 
     private static MachineDefinition noop() {
         return MachineDefinition.builder("noop", 1, Object.class).step("only", (state, ctx) -> Outcome.done()).build();

@@ -38,9 +38,14 @@ final class RowLocks {
 
     /** Waits until some backend running a statement containing {@code queryPart} waits for a lock. */
     static void awaitLockWait(String queryPart) {
+        awaitLockWaits(queryPart, 1);
+    }
+
+    /** Waits until exactly {@code count} backends running a statement containing {@code queryPart} wait for a lock. */
+    static void awaitLockWaits(String queryPart, int count) {
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.jdbc().queryForObject("""
                 SELECT count(*) FROM pg_stat_activity
                 WHERE datname = current_database() AND wait_event_type = 'Lock' AND position(? IN query) > 0
-                """, Long.class, queryPart) == 1);
+                """, Long.class, queryPart) == count);
     }
 }

@@ -10,7 +10,6 @@ import dev.durable.MissPolicy;
 import dev.durable.Outcome;
 import dev.durable.Schedule;
 import dev.durable.StoredSchedule;
-import dev.durable.jdbc.DurableSchema;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineDefinitionException;
 import dev.durable.machine.MachineRegistry;
@@ -28,7 +27,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -104,7 +102,7 @@ class ScheduleTest {
             a = CompletableFuture.supplyAsync(() -> fire(nodeA, seenByA), nodes);
             RowLocks.awaitLockWait("durable: fire schedule");
             b = CompletableFuture.supplyAsync(() -> fire(nodeB, seenByB), nodes);
-            awaitLockWaits("durable: fire schedule", 2);
+            RowLocks.awaitLockWaits("durable: fire schedule", 2);
             lock.commit();
         } finally {
             nodes.shutdown();
@@ -289,8 +287,7 @@ class ScheduleTest {
     }
 
     private static ScheduleRepository repository() {
-        return new ScheduleRepository(new StatementPlanning(TestDatabase.dataSource(),
-                DurableSchema.named(TestDatabase.SCHEMA)));
+        return Repositories.onTestDatabase().schedules();
     }
 
     /** A node's schedule sweep, run on the test's thread. */
@@ -306,13 +303,6 @@ class ScheduleTest {
         List<String> keys = new ArrayList<>(plan.starts().stream()
                 .map(tick -> RecurringSchedules.uniqueKey(due.name(), tick)).toList());
         return schedules.fire(due, plan.nextFireAt(), plan.lastStarted(), keys, 1, "write", "default");
-    }
-
-    private static void awaitLockWaits(String queryPart, int count) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.jdbc().queryForObject("""
-                SELECT count(*) FROM pg_stat_activity
-                WHERE datname = current_database() AND wait_event_type = 'Lock' AND position(? IN query) > 0
-                """, Long.class, queryPart) == count);
     }
 
     private static int doneInstances() {

@@ -2,7 +2,6 @@ package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.durable.jdbc.DurableSchema;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;
@@ -20,14 +19,13 @@ class WaitingLoopsTest {
     @RegisterExtension
     final EngineFixture engines = new EngineFixture();
 
-    private final StatementPlanning planning = new StatementPlanning(TestDatabase.dataSource(),
-            DurableSchema.named(TestDatabase.SCHEMA));
+    private final Repositories repositories = Repositories.onTestDatabase();
 
     @Test
     void withNothingWaitingEachLoopHearsNullAndPausesAWholePollInterval() {
-        assertThat(new ClaimRepository(planning).millisUntilNextEligible("default")).isNull();
-        assertThat(new DeadlineRepository(planning).millisUntilNext()).isNull();
-        assertThat(new ScheduleRepository(planning).millisUntilNext(List.of("report"))).isNull();
+        assertThat(repositories.claims().millisUntilNextEligible("default")).isNull();
+        assertThat(repositories.deadlines().millisUntilNext()).isNull();
+        assertThat(repositories.schedules().millisUntilNext(List.of("report"))).isNull();
         assertThat(BackgroundLoop.pauseUntil(null, Duration.ofSeconds(1))).isEqualTo(Duration.ofSeconds(1));
     }
 
@@ -37,9 +35,9 @@ class WaitingLoopsTest {
                 INSERT INTO durable_it.durable_instance (machine, machine_version, step, queue, eligible_at)
                 VALUES ('m', 1, 's', 'default', now() + interval '300 milliseconds')
                 """);
-        Long untilNext = new ClaimRepository(planning).millisUntilNextEligible("default");
+        Long untilNext = repositories.claims().millisUntilNextEligible("default");
         assertThat(untilNext).isBetween(1L, 300L);
-        assertThat(new ClaimRepository(planning).millisUntilNextEligible("other")).isNull();
+        assertThat(repositories.claims().millisUntilNextEligible("other")).isNull();
 
         Duration max = Duration.ofSeconds(1);
         assertThat(BackgroundLoop.pauseUntil(250L, max)).isEqualTo(Duration.ofMillis(251));

@@ -1,0 +1,21 @@
+package dev.durable.runtime;
+
+import dev.durable.jdbc.DurableSchema;
+import dev.durable.testing.TestDatabase;
+
+/**
+ * The engine's repositories on the tests' database, sharing one {@link StatementPlanning} as an engine's do: for the
+ * tests that drive statements directly, to force their order (race tests) or to read what one answers.
+ */
+record Repositories(StatementPlanning planning, StartRepository starts, ClaimRepository claims,
+        TransitionRepository transitions, SignalRepository signals, DeadlineRepository deadlines,
+        ScheduleRepository schedules, RetentionRepository retention) {
+
+    static Repositories onTestDatabase() {
+        StatementPlanning planning = new StatementPlanning(TestDatabase.dataSource(),
+                DurableSchema.named(TestDatabase.SCHEMA));
+        return new Repositories(planning, new StartRepository(planning), new ClaimRepository(planning),
+                new TransitionRepository(TestDatabase.dataSource(), planning), new SignalRepository(planning),
+                new DeadlineRepository(planning), new ScheduleRepository(planning), new RetentionRepository(planning));
+    }
+}
