@@ -202,15 +202,11 @@ final class StepRunner {
             return Inbox.EMPTY;
         }
         List<Signal> all = claimed.inbox().stream().<Signal>map(row -> new InboxSignal(row, codec)).toList();
-        List<Signal> awaited = claimed.awaits().isEmpty() ? List.of()
-                : all.stream().filter(signal -> claimed.awaits(signal.name())).toList();
+        List<Signal> awaited = all.stream().filter(signal -> claimed.awaits(signal.name())).toList();
         return new Inbox(awaited, all);
     }
 
     private static List<Long> awaitedIds(ClaimedStep claimed) {
-        if (claimed.awaits().isEmpty()) {
-            return List.of();
-        }
         return claimed.inbox().stream()
                 .filter(signal -> claimed.awaits(signal.name()))
                 .map(SignalRow::id)
