@@ -36,7 +36,11 @@ class NightlyReportTest {
         long order = http.placeOrder(7);
         await().atMost(Duration.ofSeconds(10)).until(() -> http.status(order).equals("awaiting_signal"));
 
-        await().atMost(Duration.ofSeconds(15)).until(() -> http.get("/reports").json().size() >= 2);
+        // Ticks may have fired before the order existed: wait for two reports, the newest made after the order.
+        await().atMost(Duration.ofSeconds(15)).until(() -> {
+            JsonNode reports = http.get("/reports").json();
+            return reports.size() >= 2 && reports.get(0).path("orders").path("awaiting_signal").asLong() == 1;
+        });
         JsonNode latest = http.get("/reports").json().get(0);
         assertThat(latest.path("countedAt").asString()).isNotEmpty();
         assertThat(latest.path("orders").path("awaiting_signal").asLong()).isEqualTo(1);
