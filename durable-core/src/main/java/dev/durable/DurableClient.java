@@ -6,7 +6,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Starts instances, delivers signals and reads instances.
+ * Starts instances, delivers signals, cancels and reads instances.
  *
  * <p>Starts and signals made inside a Spring-managed transaction on the engine's {@code DataSource} join that
  * transaction: the instance (or signal) exists if and only if the caller commits. Outside a transaction each call
@@ -51,6 +51,20 @@ public interface DurableClient {
     SignalResult signal(long instanceId, String name, @Nullable Object payload, @Nullable String dedupKey);
 
     /**
+     * Cancels an instance. A runnable or parked (awaiting, or waiting for a timer) instance ends {@code cancelled}
+     * at once. An executing one ends {@code cancelled} too: its running step is interrupted (at once when it runs on
+     * this node, at its node's next heartbeat elsewhere) and whatever it returns is discarded. A cancelled instance
+     * never runs another step, on any node; its unconsumed signals are cleared and its unique key is free again.
+     * {@code reason} is kept as the instance's last error. Like a start or a signal, a cancel made in a Spring
+     * transaction holds once that transaction commits, and not before.
+     *
+     * <p>Cancelling again answers {@link CancelResult.Cancellation#ALREADY_CANCELLED}; a missing, done or failed
+     * instance is refused, and nothing is written. Cancelling does not run any step of the machine: to undo work on
+     * cancel, see docs/DESIGN.md, "Cancel".
+     */
+    CancelResult cancel(long instanceId, @Nullable String reason);
+
+    /**
      * One instance, whatever its machine (registered on this node or not); its {@link DurableInstance#state(Class)}
      * and {@link DurableInstance#result(Class)} read with this engine's JSON codec.
      */
@@ -69,7 +83,7 @@ public interface DurableClient {
     List<QueueSummary> summarize();
 
     /**
-     * As {@link #summarize()}, but without counting done instances (their status is absent from
+     * As {@link #summarize()}, but without counting done and cancelled instances (their statuses are absent from
      * {@link QueueSummary#counts()}); a queue with no unfinished instance is absent. It reads only the indexes of
      * the other statuses, so its cost does not grow with the history of finished instances.
      */

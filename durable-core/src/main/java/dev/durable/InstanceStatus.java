@@ -11,7 +11,8 @@ import java.util.stream.Collectors;
  * The status of an instance; stored as the PostgreSQL enum {@code durable_status}.
  *
  * <p>A status has one spelling outside Java code: its {@linkplain #label() label}, lower-case as in the database
- * ({@code runnable}, {@code executing}, {@code awaiting_signal}, {@code done}, {@code failed}). {@link #toString()}
+ * ({@code runnable}, {@code executing}, {@code awaiting_signal}, {@code done}, {@code failed},
+ * {@code cancelled}). {@link #toString()}
  * returns it, Jackson writes and reads it (also as a map key), and the starter's actuator endpoint, metric tags and
  * logs use it. Only Java code names the constants ({@code InstanceStatus.AWAITING_SIGNAL}).
  */
@@ -20,7 +21,9 @@ public enum InstanceStatus {
     EXECUTING("executing"),
     AWAITING_SIGNAL("awaiting_signal"),
     DONE("done"),
-    FAILED("failed");
+    FAILED("failed"),
+    /** Stopped by {@link DurableClient#cancel(long, String)}: it never runs another step. */
+    CANCELLED("cancelled");
 
     /** The statuses an instance can leave again. */
     public static final Set<InstanceStatus> ACTIVE = EnumSet.of(RUNNABLE, EXECUTING, AWAITING_SIGNAL);
@@ -37,8 +40,9 @@ public enum InstanceStatus {
         return label;
     }
 
+    /** Whether the instance ended: done, failed or cancelled. */
     public boolean isTerminal() {
-        return this == DONE || this == FAILED;
+        return !ACTIVE.contains(this);
     }
 
     /**

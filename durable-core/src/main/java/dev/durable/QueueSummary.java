@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
  * The state of one queue across all nodes, as the database sees it.
  *
  * @param counts              instances per status: every status counted is present, zero included (a summary
- *                            without done instances, {@link DurableClient#summarizeLive()}, has no {@code DONE})
+ *                            without ended ones, {@link DurableClient#summarizeLive()}, has no {@code DONE} and
+ *                            no {@code CANCELLED})
  * @param oldestRunnableAge   how long the oldest eligible runnable instance has been waiting; {@code null} if none
  * @param expiredLeases       executing instances whose lease expired and that the reaper has not returned yet
  */

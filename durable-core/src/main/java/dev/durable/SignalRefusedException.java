@@ -8,7 +8,7 @@ public class SignalRefusedException extends DurableException {
     public SignalRefusedException(SignalResult result) {
         super(result.delivery() == SignalResult.Delivery.REFUSED_UNKNOWN_INSTANCE
                 ? "Signal refused: no instance with id " + result.instanceId()
-                : "Signal refused: instance " + result.instanceId() + " is done or failed");
+                : "Signal refused: instance " + result.instanceId() + " has ended (done, failed or cancelled)");
         this.result = result;
     }
 

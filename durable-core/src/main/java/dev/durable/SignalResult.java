@@ -19,7 +19,10 @@ public record SignalResult(long instanceId, Delivery delivery, boolean wokeInsta
         DEDUPLICATED,
         /** No instance has this id; nothing was stored. */
         REFUSED_UNKNOWN_INSTANCE,
-        /** The instance is done or failed and never had a signal with this dedup key; nothing was stored. */
+        /**
+         * The instance ended (done, failed or cancelled) and never had a signal with this dedup key; nothing was
+         * stored.
+         */
         REFUSED_TERMINAL_INSTANCE
     }
 

@@ -169,8 +169,8 @@ final class Committer {
                         ClaimedStep continued = applied.continued().get(write.id());
                         results.add(new Result(StepEvent.Fate.COMMITTED, continued));
                     } else {
-                        log.warn("Outcome {} of instance {} discarded: the claim's lease was lost (the row was reaped "
-                                + "and may run elsewhere)", write.kind(), write.id());
+                        log.warn("Outcome {} of instance {} discarded: the claim's lease was lost (the instance was "
+                                + "cancelled, or the row was reaped and may run elsewhere)", write.kind(), write.id());
                         results.add(new Result(StepEvent.Fate.FENCED, null));
                     }
                 }

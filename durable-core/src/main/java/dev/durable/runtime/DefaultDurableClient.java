@@ -1,5 +1,6 @@
 package dev.durable.runtime;
 
+import dev.durable.CancelResult;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
 import dev.durable.InstanceQuery;
@@ -40,25 +41,36 @@ final class DefaultDurableClient implements DurableClient {
     private final QueryRepository queries;
     private final SignalRepository signals;
     private final ScheduleRepository schedules;
+    private final CancelRepository cancels;
     private static final String NOTHING_STARTED = "nothing was started";
     private static final String NOTHING_SENT = "nothing was sent";
     private static final String NOTHING_SCHEDULED = "nothing was scheduled";
+    private static final String NOTHING_CANCELLED = "nothing was cancelled";
+    /** The last error of an instance cancelled without a reason. */
+    static final String NO_REASON = "cancelled";
 
     private final StoredValues values;
     private final EngineEvents events;
     private final Consumer<String> wakeQueue;
+    private final Consumer<Long> interruptCancelled;
 
+    /**
+     * @param wakeQueue          wakes this node's poller of a queue that has new work
+     * @param interruptCancelled interrupts a step of the instance this node may be running (it was cancelled)
+     */
     DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
-            SignalRepository signals, ScheduleRepository schedules, StoredValues values, EngineEvents events,
-            Consumer<String> wakeQueue) {
+            SignalRepository signals, ScheduleRepository schedules, CancelRepository cancels, StoredValues values,
+            EngineEvents events, Consumer<String> wakeQueue, Consumer<Long> interruptCancelled) {
         this.machines = machines;
         this.starts = starts;
         this.queries = queries;
         this.signals = signals;
         this.schedules = schedules;
+        this.cancels = cancels;
         this.values = values;
         this.events = events;
         this.wakeQueue = wakeQueue;
+        this.interruptCancelled = interruptCancelled;
     }
 
     @Override
@@ -149,6 +161,21 @@ final class DefaultDurableClient implements DurableClient {
             }
         });
         return delivery.result();
+    }
+
+    @Override
+    public CancelResult cancel(long instanceId, @Nullable String reason) {
+        String why = reason == null || reason.isBlank() ? NO_REASON : reason;
+        StoredValues.checkText(why, () -> "The reason for cancelling instance " + instanceId, NOTHING_CANCELLED);
+        CancelResult result = cancels.cancel(List.of(instanceId), why).get(0);
+        afterCommit(() -> {
+            events.cancelSent(result);
+            if (result.outcome() == CancelResult.Cancellation.CANCELLED
+                    && result.status() == InstanceStatus.EXECUTING) {
+                interruptCancelled.accept(instanceId);
+            }
+        });
+        return result;
     }
 
     @Override

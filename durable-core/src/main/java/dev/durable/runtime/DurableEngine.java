@@ -97,7 +97,8 @@ public final class DurableEngine implements AutoCloseable {
         StoredValues values = new StoredValues(builder.codec);
         ScheduleRepository schedules = new ScheduleRepository(planning);
         this.client = new DefaultDurableClient(machines, new StartRepository(planning), new QueryRepository(planning),
-                new SignalRepository(planning), schedules, values, events, this::wake);
+                new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning), values,
+                events, this::wake, this::interruptCancelled);
         // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
         // the queue at once, not linger (holding the step) until their delay would have run out.
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemonThreads("durable-timer"));
@@ -289,6 +290,20 @@ public final class DurableEngine implements AutoCloseable {
     /** Steps running on this node now. */
     public int inFlight() {
         return inFlight.size();
+    }
+
+    /**
+     * Interrupts the steps of instance {@code id} this node runs: the instance was cancelled, and their outcomes will
+     * be fenced off. Steps of other nodes learn it from their heartbeat.
+     */
+    private void interruptCancelled(long id) {
+        for (RunningStep running : inFlight.all()) {
+            if (running.id() == id && running.phase() == RunningStep.Phase.RUNNING) {
+                log.info("Instance {} was cancelled; interrupting its {}, whose outcome will be discarded", id,
+                        running);
+                executor.interrupt(running, RunningStep.InterruptReason.CANCELLED);
+            }
+        }
     }
 
     /** Running steps that ignored an interrupt past the zombie grace period and have not ended yet. */

@@ -1,5 +1,6 @@
 package dev.durable.runtime;
 
+import dev.durable.CancelResult;
 import dev.durable.SignalResult;
 
 /**
@@ -30,6 +31,10 @@ public interface DurableListener {
 
     /** A signal was delivered, deduplicated or refused. */
     default void signalSent(SignalResult result) {
+    }
+
+    /** A cancel made through this node was applied, found the instance already cancelled, or was refused. */
+    default void cancelSent(CancelResult result) {
     }
 
     /** A step that was interrupted has not ended within the zombie grace period. */

@@ -1,5 +1,6 @@
 package dev.durable.runtime;
 
+import dev.durable.CancelResult;
 import dev.durable.SignalResult;
 import java.time.Instant;
 import org.slf4j.Logger;
@@ -81,6 +82,15 @@ final class EngineEvents {
             case REFUSED_UNKNOWN_INSTANCE, REFUSED_TERMINAL_INSTANCE -> stats.signalsRefused.increment();
         }
         tell(() -> listener.signalSent(result));
+    }
+
+    void cancelSent(CancelResult result) {
+        switch (result.outcome()) {
+            case CANCELLED -> stats.cancelsApplied.increment();
+            case ALREADY_CANCELLED -> stats.cancelsRepeated.increment();
+            case REFUSED_UNKNOWN_INSTANCE, REFUSED_TERMINAL_INSTANCE -> stats.cancelsRefused.increment();
+        }
+        tell(() -> listener.cancelSent(result));
     }
 
     void zombieDetected(long instanceId, String machine, String step) {

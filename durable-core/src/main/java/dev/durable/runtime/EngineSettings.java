@@ -58,6 +58,7 @@ public final class EngineSettings {
     private final Duration scheduleMisfireThreshold;
     private final @Nullable Duration retentionDone;
     private final @Nullable Duration retentionFailed;
+    private final @Nullable Duration retentionCancelled;
     private final Duration retentionInterval;
     private final int retentionBatchSize;
 
@@ -82,6 +83,7 @@ public final class EngineSettings {
         this.scheduleMisfireThreshold = builder.scheduleMisfireThreshold;
         this.retentionDone = builder.retentionDone;
         this.retentionFailed = builder.retentionFailed;
+        this.retentionCancelled = builder.retentionCancelled;
         this.retentionInterval = builder.retentionInterval;
         this.retentionBatchSize = builder.retentionBatchSize;
     }
@@ -117,6 +119,7 @@ public final class EngineSettings {
         builder.scheduleMisfireThreshold = scheduleMisfireThreshold;
         builder.retentionDone = retentionDone;
         builder.retentionFailed = retentionFailed;
+        builder.retentionCancelled = retentionCancelled;
         builder.retentionInterval = retentionInterval;
         builder.retentionBatchSize = retentionBatchSize;
         return builder;
@@ -241,6 +244,11 @@ public final class EngineSettings {
         return retentionFailed;
     }
 
+    /** How long cancelled instances are kept before the retention sweep deletes them; null: forever. */
+    public @Nullable Duration retentionCancelled() {
+        return retentionCancelled;
+    }
+
     /** How often each node looks for ended instances past their retention. */
     public Duration retentionInterval() {
         return retentionInterval;
@@ -279,6 +287,7 @@ public final class EngineSettings {
                 && Objects.equals(scheduleMisfireThreshold, that.scheduleMisfireThreshold)
                 && Objects.equals(retentionDone, that.retentionDone)
                 && Objects.equals(retentionFailed, that.retentionFailed)
+                && Objects.equals(retentionCancelled, that.retentionCancelled)
                 && Objects.equals(retentionInterval, that.retentionInterval)
                 && retentionBatchSize == that.retentionBatchSize;
     }
@@ -288,7 +297,8 @@ public final class EngineSettings {
         return Objects.hash(nodeName, schema, leaseTtl, heartbeatInterval, pollInterval, reaperInterval,
                 reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
                 virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps,
-                scheduleMisfireThreshold, retentionDone, retentionFailed, retentionInterval, retentionBatchSize);
+                scheduleMisfireThreshold, retentionDone, retentionFailed, retentionCancelled, retentionInterval,
+                retentionBatchSize);
     }
 
     @Override
@@ -302,7 +312,8 @@ public final class EngineSettings {
                 + ", maxRetryBackoff=" + maxRetryBackoff + ", batchWindow=" + batchWindow
                 + ", inlineNextSteps=" + inlineNextSteps
                 + ", scheduleMisfireThreshold=" + scheduleMisfireThreshold + ", retentionDone=" + retentionDone
-                + ", retentionFailed=" + retentionFailed + ", retentionInterval=" + retentionInterval
+                + ", retentionFailed=" + retentionFailed + ", retentionCancelled=" + retentionCancelled
+                + ", retentionInterval=" + retentionInterval
                 + ", retentionBatchSize=" + retentionBatchSize + "]";
     }
 
@@ -343,6 +354,7 @@ public final class EngineSettings {
         private Duration scheduleMisfireThreshold = DEFAULT_SCHEDULE_MISFIRE_THRESHOLD;
         private @Nullable Duration retentionDone;
         private @Nullable Duration retentionFailed;
+        private @Nullable Duration retentionCancelled;
         private Duration retentionInterval = DEFAULT_RETENTION_INTERVAL;
         private int retentionBatchSize = DEFAULT_RETENTION_BATCH_SIZE;
 
@@ -458,6 +470,12 @@ public final class EngineSettings {
             return this;
         }
 
+        /** How long cancelled instances are kept; null or zero: forever (the default). */
+        public Builder retentionCancelled(@Nullable Duration retentionCancelled) {
+            this.retentionCancelled = retentionCancelled;
+            return this;
+        }
+
         public Builder retentionInterval(Duration retentionInterval) {
             this.retentionInterval = retentionInterval;
             return this;
@@ -495,6 +513,7 @@ public final class EngineSettings {
             positive("retention.interval", retentionInterval);
             notNegative("retention.done", retentionDone == null ? Duration.ZERO : retentionDone);
             notNegative("retention.failed", retentionFailed == null ? Duration.ZERO : retentionFailed);
+            notNegative("retention.cancelled", retentionCancelled == null ? Duration.ZERO : retentionCancelled);
             if (retentionBatchSize < 1) {
                 throw new InvalidSettingException("retention.batchSize", "must be at least 1, was "
                         + retentionBatchSize);

@@ -28,6 +28,9 @@ public final class EngineStats {
     final LongAdder signalsDelivered = new LongAdder();
     final LongAdder signalsDeduplicated = new LongAdder();
     final LongAdder signalsRefused = new LongAdder();
+    final LongAdder cancelsApplied = new LongAdder();
+    final LongAdder cancelsRepeated = new LongAdder();
+    final LongAdder cancelsRefused = new LongAdder();
     final LongAdder zombiesDetected = new LongAdder();
     final LongAdder componentFailures = new LongAdder();
     final AtomicReference<@Nullable Instant> reaperLastRun = new AtomicReference<>();
@@ -122,6 +125,21 @@ public final class EngineStats {
 
     public long signalsRefused() {
         return signalsRefused.sum();
+    }
+
+    /** Cancels made through this node that ended an instance. */
+    public long cancelsApplied() {
+        return cancelsApplied.sum();
+    }
+
+    /** Cancels made through this node of an instance already cancelled: nothing was written. */
+    public long cancelsRepeated() {
+        return cancelsRepeated.sum();
+    }
+
+    /** Cancels made through this node that were refused: no such instance, or it was done or failed. */
+    public long cancelsRefused() {
+        return cancelsRefused.sum();
     }
 
     /** Steps that did not end within the grace period after being interrupted, since start. */

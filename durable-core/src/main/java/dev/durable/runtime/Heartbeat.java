@@ -7,8 +7,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps this node's claims alive: every {@code heartbeatInterval}, one statement extends the leases of all running
- * steps. A step whose lease turns out to be gone (it was reaped, and maybe runs elsewhere now) is interrupted: its
- * outcome would be fenced off anyway.
+ * steps. A step whose lease turns out to be gone (it was reaped, and maybe runs elsewhere now, or its instance was
+ * cancelled) is interrupted: its outcome would be fenced off anyway.
  */
 final class Heartbeat {
 
@@ -40,8 +40,8 @@ final class Heartbeat {
             RunningStep running = inFlight.get(claim);
             // Only a step still in user code is affected: one already writing learns its fate from the fence.
             if (running != null && running.phase() == RunningStep.Phase.RUNNING) {
-                log.warn("Lease of {} was lost (reaped after a missed heartbeat?); interrupting it, its outcome "
-                        + "will be discarded", running);
+                log.warn("Lease of {} was lost (its instance was cancelled, or it was reaped after a missed "
+                        + "heartbeat); interrupting it, its outcome will be discarded", running);
                 events.leaseLost(claim.id());
                 executor.interrupt(running, RunningStep.InterruptReason.LEASE_LOST);
             }

@@ -58,7 +58,7 @@ final class QueryRepository {
             """;
 
     // Per queue: the counts of the unfinished statuses, the age of the oldest eligible runnable row, the expired
-    // leases, and the done count. Reads the whole table.
+    // leases, and the done and cancelled counts. Reads the whole table.
     private static final String SUMMARIZE = """
             /* durable: summarize */
             SELECT queue,
@@ -69,15 +69,16 @@ final class QueryRepository {
                    extract(epoch FROM now() - min(eligible_at)
                        FILTER (WHERE status = 'runnable' AND eligible_at <= now())) AS oldest_runnable_seconds,
                    count(*) FILTER (WHERE status = 'executing' AND lease_expires_at < now()) AS expired_leases,
-                   count(*) FILTER (WHERE status = 'done') AS done
+                   count(*) FILTER (WHERE status = 'done') AS done,
+                   count(*) FILTER (WHERE status = 'cancelled') AS cancelled
             FROM {schema}.durable_instance
             GROUP BY queue
             ORDER BY queue
             """;
 
-    // The summary without the done count (its other columns as in SUMMARIZE), for frequent polling (each node's
-    // metrics): every branch reads the partial index of its status, so the cost follows the unfinished instances,
-    // not the history of done ones (which has no index, and only a scan of the whole table can count).
+    // The summary without the done and cancelled counts (its other columns as in SUMMARIZE), for frequent polling
+    // (each node's metrics): every branch reads the partial index of its status, so the cost follows the unfinished
+    // instances, not the history of ended ones (only a scan of their whole index could count them).
     static final String SUMMARIZE_LIVE = """
             /* durable: summarize live */
             WITH live AS (
@@ -165,9 +166,13 @@ final class QueryRepository {
         return summaries(summarizeSql, EnumSet.allOf(InstanceStatus.class));
     }
 
-    /** As {@link #summarize()} but without the done count; reads only the partial indexes of the other statuses. */
+    /**
+     * As {@link #summarize()} but without the done and cancelled counts; reads only the partial indexes of the other
+     * statuses.
+     */
     List<QueueSummary> summarizeLive() {
-        return summaries(summarizeLiveSql, EnumSet.complementOf(EnumSet.of(InstanceStatus.DONE)));
+        return summaries(summarizeLiveSql, EnumSet.complementOf(EnumSet.of(InstanceStatus.DONE,
+                InstanceStatus.CANCELLED)));
     }
 
     private List<QueueSummary> summaries(String sql, Set<InstanceStatus> counted) {

@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Deletes ended instances, with their signals, once they are older than their status's retention
- * ({@code retention.done}, {@code retention.failed}; unset or zero keeps them). Every node sweeps; the batches of
- * concurrent sweeps are disjoint (SKIP LOCKED), so no node deletes what another already took and none needs to
- * lead. Each batch is a statement of its own, a short transaction that locks only ended rows (docs/DESIGN.md,
+ * ({@code retention.done}, {@code retention.failed}, {@code retention.cancelled}; unset or zero keeps them). Every
+ * node sweeps; the batches of concurrent sweeps are disjoint (SKIP LOCKED), so no node deletes what another already
+ * took and none needs to lead. Each batch is a statement of its own, a short transaction that locks only ended rows (docs/DESIGN.md,
  * "Retention").
  */
 final class Retention {
@@ -39,6 +39,7 @@ final class Retention {
         this.settings = settings;
         put(InstanceStatus.DONE, settings.retentionDone());
         put(InstanceStatus.FAILED, settings.retentionFailed());
+        put(InstanceStatus.CANCELLED, settings.retentionCancelled());
     }
 
     private void put(InstanceStatus status, @Nullable Duration age) {

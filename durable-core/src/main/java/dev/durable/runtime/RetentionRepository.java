@@ -40,14 +40,28 @@ final class RetentionRepository {
                 FOR UPDATE SKIP LOCKED))
             """;
 
+    // The same for cancelled rows.
+    static final String DELETE_CANCELLED = """
+            /* durable: delete expired cancelled */
+            DELETE FROM {schema}.durable_instance
+            WHERE id = ANY (ARRAY(
+                SELECT id FROM {schema}.durable_instance
+                WHERE status = 'cancelled' AND updated_at < now() - :keepMs * interval '1 millisecond'
+                ORDER BY updated_at
+                LIMIT :limit
+                FOR UPDATE SKIP LOCKED))
+            """;
+
     private final StatementPlanning planning;
     private final String deleteDoneSql;
     private final String deleteFailedSql;
+    private final String deleteCancelledSql;
 
     RetentionRepository(StatementPlanning planning) {
         this.planning = planning;
         this.deleteDoneSql = planning.qualify(DELETE_DONE);
         this.deleteFailedSql = planning.qualify(DELETE_FAILED);
+        this.deleteCancelledSql = planning.qualify(DELETE_CANCELLED);
     }
 
     /** Deletes up to {@code limit} instances of {@code status} that ended longer than {@code keep} ago; how many. */
@@ -55,6 +69,7 @@ final class RetentionRepository {
         String sql = switch (status) {
             case DONE -> deleteDoneSql;
             case FAILED -> deleteFailedSql;
+            case CANCELLED -> deleteCancelledSql;
             default -> throw new IllegalArgumentException("Only ended instances are deleted, not " + status);
         };
         return planning.ordinary().sql(sql).param("keepMs", keep.toMillis()).param("limit", limit).update();

@@ -24,7 +24,7 @@ final class RunningStep {
     }
 
     /** Why a step's thread was interrupted. */
-    enum InterruptReason { TIMEOUT, LEASE_LOST, SHUTDOWN }
+    enum InterruptReason { TIMEOUT, LEASE_LOST, CANCELLED, SHUTDOWN }
 
     private volatile ClaimedStep claimed;
     private final QueueSlots.Slot slot;

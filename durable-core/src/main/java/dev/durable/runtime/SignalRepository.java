@@ -36,7 +36,7 @@ final class SignalRepository {
                 INSERT INTO {schema}.durable_signal (instance_id, name, payload, dedup_key)
                 SELECT t.id, :name, CAST(:payload AS jsonb), :dedupKey
                 FROM target t
-                WHERE t.status NOT IN ('done', 'failed')
+                WHERE t.status IN ('runnable', 'executing', 'awaiting_signal')
                 ON CONFLICT (instance_id, dedup_key) DO NOTHING
                 RETURNING id
             ), woken AS (

@@ -3,11 +3,13 @@ package dev.durable.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durable.InstanceStatus;
 import dev.durable.testing.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -39,6 +41,10 @@ class SchemaTest {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM durable_schema_test.durable_changelog", Long.class))
                 .isEqualTo(DurableSchema.SQL_SCRIPTS.size());
         assertThat(DurableSchema.named("durable_nowhere").isInstalled(dataSource)).isFalse();
+        // The database's statuses are the Java enum's labels, in order.
+        assertThat(jdbc.queryForList("SELECT unnest(enum_range(NULL::durable_schema_test.durable_status))::text",
+                String.class)).containsExactlyElementsOf(
+                        Arrays.stream(InstanceStatus.values()).map(InstanceStatus::label).toList());
         jdbc.execute("DROP SCHEMA durable_schema_test CASCADE");
     }
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.durable.DurableClient;
 import dev.durable.Outcome;
 import dev.durable.Schedule;
+import dev.durable.StartOptions;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.testing.EngineFixture;
@@ -93,7 +94,7 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
-                "durable-schema-v4", "durable-schema-v5");
+                "durable-schema-v4", "durable-schema-v5", "durable-schema-v6");
         // Every stored value is kept; the new columns are empty.
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set")).isEqualTo(instancesBefore);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance"
@@ -113,6 +114,10 @@ class SchemaUpgradeTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> List.of(parked, runnable, done, executing).stream()
                 .allMatch(id -> "done".equals(status(id))));
         assertThat(status(failed)).isEqualTo("failed");
+        // An instance started on version 1 can be cancelled on the upgraded schema.
+        long late = client.start("orders", new Order(6), StartOptions.defaults().delay(Duration.ofHours(1))).id();
+        assertThat(engine.client().cancel(late, "upgraded").isCancelled()).isTrue();
+        assertThat(status(late)).isEqualTo("cancelled");
         await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA
                 + ".durable_instance WHERE machine = 'heartbeat' AND status = 'done'", Long.class) > 0);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_node", Long.class)).isOne();

@@ -35,7 +35,8 @@ class QueryPlanTest {
 
     /**
      * ROWS rows over 5 queues: 1% runnable (half of those timers due up to an hour ahead), 1% executing, 1% parked
-     * (half of those with a deadline), the rest done (last updated up to a week ago); a signal for every 10th row.
+     * (half of those with a deadline), 1% cancelled, the rest done (ended rows last updated up to a week ago); a
+     * signal for every 10th row.
      */
     @BeforeAll
     static void fillTheTable() {
@@ -46,7 +47,7 @@ class QueryPlanTest {
                      lease_owner, lease_token, lease_expires_at, updated_at)
                 SELECT 'm', 1, 's', '{}', 'q' || (g % 5),
                        (CASE g % 100 WHEN 0 THEN 'runnable' WHEN 1 THEN 'executing' WHEN 2 THEN 'awaiting_signal'
-                                     ELSE 'done' END)::durable_it.durable_status,
+                                     WHEN 3 THEN 'cancelled' ELSE 'done' END)::durable_it.durable_status,
                        CASE WHEN g % 200 = 100 THEN now() + (g % 60 + 1) * interval '1 minute'
                             ELSE now() - interval '1 minute' END,
                        CASE WHEN g % 3 = 0 AND g % 100 <> 1 THEN 'key-' || (g % 1000) END,
@@ -252,18 +253,30 @@ class QueryPlanTest {
 
     /**
      * Retention walks the partial index of ended rows from the oldest and deletes the batch by primary key, for done
-     * rows and for failed ones.
+     * rows, failed and cancelled ones.
      */
     @Test
     void retentionWalksTheIndexOfEndedRows() {
         MapSqlParameterSource expired = new MapSqlParameterSource().addValue("keepMs", 60_000L).addValue("limit", 1000);
         String done = explain(RetentionRepository.DELETE_DONE, expired);
         String failed = explain(RetentionRepository.DELETE_FAILED, expired);
+        String cancelled = explain(RetentionRepository.DELETE_CANCELLED, expired);
 
         assertThat(done).contains("durable_instance_ended", "durable_instance_pkey").doesNotContain("Seq Scan");
         // With few failed rows, their own partial index may cost less: an index either way.
         assertThat(failed).containsPattern("durable_instance_(ended|failed)").contains("durable_instance_pkey")
                 .doesNotContain("Seq Scan");
+        assertThat(cancelled).contains("durable_instance_ended", "durable_instance_pkey").doesNotContain("Seq Scan");
+    }
+
+    /** A cancel locks and ends its rows by primary key, like a signal delivery; its inbox clearing by index. */
+    @Test
+    void aCancelReachesItsRowsByPrimaryKey() {
+        String cancel = explain(CancelRepository.CANCEL, new MapSqlParameterSource()
+                .addValue("id", new SqlArrayValue("int8", 1001L, 2002L, 3003L))
+                .addValue("reason", "operator"));
+
+        assertThat(cancel).contains("durable_instance_pkey").doesNotContain("Seq Scan");
     }
 
     /** A crashed step's hand-back reaches its row by primary key, like every fenced write. */

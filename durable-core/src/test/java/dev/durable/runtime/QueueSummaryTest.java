@@ -31,7 +31,7 @@ class QueueSummaryTest {
     private final MachineDefinition archive = machine("archive");
 
     @Test
-    void theLiveSummaryCountsEveryStatusButDoneAndLeavesOutQueuesWithNothingUnfinished() {
+    void theLiveSummaryCountsEveryStatusButDoneAndCancelledAndLeavesOutQueuesWithNothingUnfinished() {
         DurableClient client = engines.clientOnly(orders, archive);
         long oldest = start(client, "orders", Duration.ZERO);
         start(client, "orders", Duration.ofHours(1)); // runnable, not yet eligible
@@ -43,6 +43,8 @@ class QueueSummaryTest {
             setStatus(start(client, "orders", Duration.ZERO), "done", "result = '1'");
             setStatus(start(client, "archive", Duration.ZERO), "done", "result = '1'");
         }
+        client.cancel(start(client, "orders", Duration.ZERO), "no longer needed");
+        client.cancel(start(client, "archive", Duration.ZERO), "no longer needed");
         TestDatabase.jdbc().update("UPDATE " + TestDatabase.SCHEMA
                 + ".durable_instance SET eligible_at = now() - interval '90 seconds' WHERE id = ?", oldest);
 
@@ -51,7 +53,7 @@ class QueueSummaryTest {
 
         assertThat(full.get("orders").counts()).containsExactlyInAnyOrderEntriesOf(Map.of(
                 InstanceStatus.RUNNABLE, 2L, InstanceStatus.EXECUTING, 2L, InstanceStatus.AWAITING_SIGNAL, 1L,
-                InstanceStatus.FAILED, 1L, InstanceStatus.DONE, 3L));
+                InstanceStatus.FAILED, 1L, InstanceStatus.DONE, 3L, InstanceStatus.CANCELLED, 1L));
         assertThat(live.get("orders").counts()).containsExactlyInAnyOrderEntriesOf(Map.of(
                 InstanceStatus.RUNNABLE, 2L, InstanceStatus.EXECUTING, 2L, InstanceStatus.AWAITING_SIGNAL, 1L,
                 InstanceStatus.FAILED, 1L));
@@ -60,6 +62,7 @@ class QueueSummaryTest {
             assertThat(summary.oldestRunnableAge()).isBetween(Duration.ofSeconds(89), Duration.ofSeconds(120));
         }
         assertThat(full.get("archive").count(InstanceStatus.DONE)).isEqualTo(3);
+        assertThat(full.get("archive").count(InstanceStatus.CANCELLED)).isEqualTo(1);
         assertThat(live).doesNotContainKey("archive");
     }
 

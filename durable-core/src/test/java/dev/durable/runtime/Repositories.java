@@ -9,13 +9,14 @@ import dev.durable.testing.TestDatabase;
  */
 record Repositories(StatementPlanning planning, StartRepository starts, ClaimRepository claims,
         TransitionRepository transitions, SignalRepository signals, DeadlineRepository deadlines,
-        ScheduleRepository schedules, RetentionRepository retention) {
+        ScheduleRepository schedules, RetentionRepository retention, CancelRepository cancels) {
 
     static Repositories onTestDatabase() {
         StatementPlanning planning = new StatementPlanning(TestDatabase.dataSource(),
                 DurableSchema.named(TestDatabase.SCHEMA));
         return new Repositories(planning, new StartRepository(planning), new ClaimRepository(planning),
                 new TransitionRepository(TestDatabase.dataSource(), planning), new SignalRepository(planning),
-                new DeadlineRepository(planning), new ScheduleRepository(planning), new RetentionRepository(planning));
+                new DeadlineRepository(planning), new ScheduleRepository(planning), new RetentionRepository(planning),
+                new CancelRepository(TestDatabase.dataSource(), planning));
     }
 }

@@ -54,16 +54,20 @@ class RetentionTest {
         long youngDone = instance("done", 10);
         long oldFailed = instance("failed", 120);
         long youngFailed = instance("failed", 30);
+        long oldCancelled = instance("cancelled", 120);
+        long youngCancelled = instance("cancelled", 5);
         List<Long> live = List.of(instance("runnable", 600), instance("executing", 600),
                 instance("awaiting_signal", 600));
 
         assertThat(retention.deleteExpired(InstanceStatus.DONE, Duration.ofHours(1), 100)).isOne();
         assertThat(retention.deleteExpired(InstanceStatus.FAILED, Duration.ofDays(1), 100)).isZero();
         assertThat(retention.deleteExpired(InstanceStatus.FAILED, Duration.ofHours(1), 100)).isOne();
+        assertThat(retention.deleteExpired(InstanceStatus.CANCELLED, Duration.ofHours(1), 100)).isOne();
 
-        assertThat(ids()).doesNotContain(oldDone, oldFailed).contains(youngDone, youngFailed).containsAll(live);
+        assertThat(ids()).doesNotContain(oldDone, oldFailed, oldCancelled)
+                .contains(youngDone, youngFailed, youngCancelled).containsAll(live);
         assertThat(TestDatabase.jdbc().queryForList("SELECT instance_id FROM durable_it.durable_signal",
-                Long.class)).doesNotContain(oldDone, oldFailed).hasSize(5);
+                Long.class)).doesNotContain(oldDone, oldFailed, oldCancelled).hasSize(6);
         assertThatThrownBy(() -> retention.deleteExpired(InstanceStatus.RUNNABLE, Duration.ofHours(1), 100))
                 .isInstanceOf(IllegalArgumentException.class);
     }
@@ -101,14 +105,16 @@ class RetentionTest {
     void aNodeWithARetentionSweepsByItselfAndOneWithoutNeverDeletes() {
         long oldDone = instance("done", 120);
         long oldFailed = instance("failed", 120);
+        long oldCancelled = instance("cancelled", 120);
         DurableEngine keeper = engines.start("keeper", settings -> settings, noop());
         assertThat(keeper.settings().retentionDone()).isNull();
 
         DurableEngine sweeper = engines.start("sweeper", settings -> settings.retentionDone(Duration.ofHours(1))
-                .retentionFailed(Duration.ZERO).retentionInterval(Duration.ofMillis(200)), noop());
-        await().atMost(Duration.ofSeconds(10)).until(() -> !ids().contains(oldDone));
+                .retentionFailed(Duration.ZERO).retentionCancelled(Duration.ofMinutes(1))
+                .retentionInterval(Duration.ofMillis(200)), noop());
+        await().atMost(Duration.ofSeconds(10)).until(() -> !ids().contains(oldDone) && !ids().contains(oldCancelled));
         assertThat(ids()).as("failed instances are kept: their retention is zero").contains(oldFailed);
-        assertThat(sweeper.stats().retentionDeleted()).isOne();
+        assertThat(sweeper.stats().retentionDeleted()).isEqualTo(2);
         assertThat(keeper.stats().retentionDeleted()).isZero();
     }
 

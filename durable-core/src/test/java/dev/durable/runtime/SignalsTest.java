@@ -217,7 +217,7 @@ class SignalsTest {
 
         assertThat(result.delivery()).isEqualTo(SignalResult.Delivery.REFUSED_TERMINAL_INSTANCE);
         Assertions.assertThatThrownBy(result::orThrow).hasMessage("Signal refused: instance " + id
-                + " is done or failed");
+                + " has ended (done, failed or cancelled)");
         assertThat(TestDatabase.signals(id)).isEmpty();
     }
 
