@@ -1,5 +1,6 @@
 package dev.durable.boot.actuate;
 
+import dev.durable.CancelResult;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
 import dev.durable.InstanceStatus;
@@ -45,7 +46,8 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>{@code GET /actuator/durable/{id}}: one instance, without its state and result unless
  *       {@code management.endpoint.durable.show-values} allows them (they may hold personal data);</li>
  *   <li>{@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: makes a failed instance runnable
- *       again;</li>
+ *       again; with {@code {"action":"cancel","reason":"customer withdrew"}}: cancels an unfinished instance (the
+ *       reason is optional);</li>
  *   <li>{@code POST /actuator/durable} with {@code {"queue":"orders","action":"pause"}} or
  *       {@code {"queue":"orders","action":"resume"}}: stops or resumes picking from a queue on this node; with
  *       {@code {"schedule":"nightly","action":"pause"}} or {@code "resume"}: pauses or resumes a recurring schedule
@@ -62,7 +64,7 @@ import tools.jackson.databind.json.JsonMapper;
 public class DurableEndpoint {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final List<String> INSTANCE_ACTIONS = List.of("retry");
+    private static final List<String> INSTANCE_ACTIONS = List.of("retry", "cancel");
     private static final List<String> QUEUE_ACTIONS = List.of("pause", "resume");
 
     private final DurableEngine engine;
@@ -125,18 +127,36 @@ public class DurableEndpoint {
     }
 
     /**
-     * {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: retries a failed instance; answers what
-     * became of it.
+     * {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: retries a failed instance; with
+     * {@code {"action":"cancel","reason":"..."}}: cancels an unfinished one. Answers what became of it.
      *
-     * @throws InvalidEndpointRequestException for an action other than {@code retry}, an instance that does not
-     *                                         exist, or one whose unique key another instance holds now
+     * @throws InvalidEndpointRequestException for an action other than {@code retry} and {@code cancel}, an instance
+     *                                         that does not exist, a retry of one whose unique key another instance
+     *                                         holds now, or a cancel of one that is done or failed
      */
     @WriteOperation
-    public RetryDescriptor retry(@Selector long id, @Nullable String action) {
-        if (!"retry".equals(action)) {
+    public OperationResponseBody act(@Selector long id, @Nullable String action, @Nullable String reason) {
+        if (action == null || !INSTANCE_ACTIONS.contains(action)) {
             throw RejectedRequestException.badRequest(action == null ? "Name the action, e.g. {\"action\":\"retry\"}"
                     : "Unknown action '" + action + "' for an instance", "actions", INSTANCE_ACTIONS);
         }
+        return action.equals("cancel") ? cancel(id, reason) : retry(id);
+    }
+
+    private CancelDescriptor cancel(long id, @Nullable String reason) {
+        CancelResult result = engine.client().cancel(id, reason);
+        switch (result.outcome()) {
+            case REFUSED_UNKNOWN_INSTANCE -> throw RejectedRequestException.notFound("No instance " + id);
+            case REFUSED_TERMINAL_INSTANCE -> throw RejectedRequestException.conflict("Instance " + id + " is "
+                    + result.status() + "; only an unfinished instance can be cancelled");
+            default -> {
+                return new CancelDescriptor(id, result.outcome().name().toLowerCase(Locale.ROOT),
+                        String.valueOf(result.status()));
+            }
+        }
+    }
+
+    private RetryDescriptor retry(long id) {
         DurableClient client = engine.client();
         boolean retried;
         try {
@@ -336,5 +356,15 @@ public class DurableEndpoint {
 
     /** The answer to a retry. */
     public record RetryDescriptor(long id, boolean retried, String status) implements OperationResponseBody {
+    }
+
+    /**
+     * The answer to a cancel.
+     *
+     * @param result        {@code cancelled} (now) or {@code already_cancelled}
+     * @param statusBefore  the status the cancel found: {@code runnable}, {@code executing}, {@code awaiting_signal},
+     *                      or {@code cancelled}
+     */
+    public record CancelDescriptor(long id, String result, String statusBefore) implements OperationResponseBody {
     }
 }

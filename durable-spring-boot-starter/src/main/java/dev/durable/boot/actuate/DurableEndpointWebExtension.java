@@ -23,9 +23,12 @@ public class DurableEndpointWebExtension {
         this.delegate = delegate;
     }
 
-    /** {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}. */
+    /**
+     * {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}} or
+     * {@code {"action":"cancel","reason":"..."}}.
+     */
     @WriteOperation
-    public WebEndpointResponse<Object> retry(@Selector String id, @Nullable String action) {
+    public WebEndpointResponse<Object> act(@Selector String id, @Nullable String action, @Nullable String reason) {
         long instance;
         try {
             instance = Long.parseLong(id);
@@ -34,7 +37,7 @@ public class DurableEndpointWebExtension {
             return new WebEndpointResponse<>(Map.of("error", "'" + id + "' is not an instance id (a number)"),
                     WebEndpointResponse.STATUS_BAD_REQUEST);
         }
-        return answer(() -> delegate.retry(instance, action));
+        return answer(() -> delegate.act(instance, action, reason));
     }
 
     /**

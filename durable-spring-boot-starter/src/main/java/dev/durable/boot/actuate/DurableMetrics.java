@@ -53,11 +53,12 @@ import org.slf4j.LoggerFactory;
  *       {@code durable.retention.deleted}</td>
  *       <td>counters</td><td></td></tr>
  *   <tr><td>{@code durable.signals}</td><td>counter</td><td>delivery: delivered, deduplicated, refused</td></tr>
+ *   <tr><td>{@code durable.cancels}</td><td>counter</td><td>result: cancelled, already_cancelled, refused</td></tr>
  *   <tr><td>{@code durable.steps.in.flight}, {@code durable.zombies}</td><td>gauges</td><td></td></tr>
  *   <tr><td>{@code durable.queue.concurrency}, {@code durable.queue.in.flight}</td><td>gauges (this node)</td>
  *       <td>queue</td></tr>
  *   <tr><td>{@code durable.queue.depth}</td><td>gauge (database)</td><td>queue, status: runnable, executing,
- *       awaiting_signal, failed (not done: history is no depth, and only a scan of the whole table counts it)</td>
+ *       awaiting_signal, failed (not done and cancelled: history is no depth, and only a scan counts it)</td>
  *       </tr>
  *   <tr><td>{@code durable.queue.oldest.runnable.age}, {@code durable.queue.expired.leases}</td><td>gauges
  *       (database)</td><td>queue</td></tr>
@@ -70,9 +71,9 @@ import org.slf4j.LoggerFactory;
 public final class DurableMetrics implements DurableListener, MeterBinder, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DurableMetrics.class);
-    /** The statuses of {@code durable.queue.depth}: all but done. */
-    private static final Set<InstanceStatus> DEPTH_STATUSES =
-            Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(InstanceStatus.DONE)));
+    /** The statuses of {@code durable.queue.depth}: all but done and cancelled. */
+    private static final Set<InstanceStatus> DEPTH_STATUSES = Collections.unmodifiableSet(
+            EnumSet.complementOf(EnumSet.of(InstanceStatus.DONE, InstanceStatus.CANCELLED)));
 
     private final Supplier<DurableEngine> engine;
     private final Duration refreshInterval;
@@ -130,6 +131,13 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
                 Tags.of("delivery", "deduplicated"));
         counter(registry, "durable.signals", signals, stats, EngineStats::signalsRefused,
                 Tags.of("delivery", "refused"));
+        String cancels = "Cancels made through this node, by what became of them";
+        counter(registry, "durable.cancels", cancels, stats, EngineStats::cancelsApplied,
+                Tags.of("result", "cancelled"));
+        counter(registry, "durable.cancels", cancels, stats, EngineStats::cancelsRepeated,
+                Tags.of("result", "already_cancelled"));
+        counter(registry, "durable.cancels", cancels, stats, EngineStats::cancelsRefused,
+                Tags.of("result", "refused"));
         Gauge.builder("durable.steps.in.flight", engine, DurableEngine::inFlight)
                 .description("Steps running on this node").register(registry);
         Gauge.builder("durable.zombies", engine, DurableEngine::zombies)

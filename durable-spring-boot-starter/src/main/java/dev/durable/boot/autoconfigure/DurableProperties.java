@@ -265,7 +265,6 @@ public final class DurableProperties {
         }
     }
 
-    /** Metrics of the engine. */
     /** How long ended instances are kept, and how the sweep that deletes them runs. */
     public static final class Retention {
 
@@ -275,16 +274,21 @@ public final class DurableProperties {
         /** How long failed instances (with their signals) are kept; unset or 0: forever. */
         private final @Nullable Duration failed;
 
+        /** How long cancelled instances (with their signals) are kept; unset or 0: forever. */
+        private final @Nullable Duration cancelled;
+
         /** How often each node looks for ended instances past their retention. */
         private final Duration interval;
 
         /** The most instances one delete statement removes; the sweep repeats it until none is left. */
         private final int batchSize;
 
-        public Retention(@Nullable Duration done, @Nullable Duration failed, @Nullable Duration interval,
+        public Retention(@Nullable Duration done, @Nullable Duration failed, @Nullable Duration cancelled,
+                @Nullable Duration interval,
                 @DefaultValue("" + EngineSettings.DEFAULT_RETENTION_BATCH_SIZE) int batchSize) {
             this.done = done;
             this.failed = failed;
+            this.cancelled = cancelled;
             this.interval = orDefault(interval, EngineSettings.DEFAULT_RETENTION_INTERVAL);
             this.batchSize = batchSize;
         }
@@ -297,6 +301,10 @@ public final class DurableProperties {
             return failed;
         }
 
+        public @Nullable Duration getCancelled() {
+            return cancelled;
+        }
+
         public Duration getInterval() {
             return interval;
         }
@@ -306,6 +314,7 @@ public final class DurableProperties {
         }
     }
 
+    /** Metrics of the engine. */
     public static final class Metrics {
 
         /**

@@ -58,6 +58,8 @@ final class EngineSettingsMapper {
                     EngineSettings.Builder::retentionDone),
             new Mapping<>("retention.failed", properties -> properties.getRetention().getFailed(),
                     EngineSettings.Builder::retentionFailed),
+            new Mapping<>("retention.cancelled", properties -> properties.getRetention().getCancelled(),
+                    EngineSettings.Builder::retentionCancelled),
             new Mapping<>("retention.interval", properties -> properties.getRetention().getInterval(),
                     EngineSettings.Builder::retentionInterval),
             new Mapping<>("retention.batchSize", properties -> properties.getRetention().getBatchSize(),

@@ -74,7 +74,7 @@ class DurablePropertiesTest {
         assertThat(properties.keySet()).filteredOn(name -> name.startsWith("durable."))
                 .filteredOn(name -> !defaults.containsKey(name))
                 .containsExactlyInAnyOrder("durable.node-name", "durable.step-timeout", "durable.queues",
-                        "durable.retention.done", "durable.retention.failed");
+                        "durable.retention.done", "durable.retention.failed", "durable.retention.cancelled");
         assertThat(properties.get("durable.queues").path("description").asString())
                 .contains("concurrency (default " + QueueSettings.DEFAULT_CONCURRENCY + ")")
                 .contains("batch-size (default " + QueueSettings.DEFAULT_BATCH_SIZE + ")");

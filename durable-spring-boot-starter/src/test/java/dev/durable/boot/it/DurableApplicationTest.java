@@ -251,7 +251,7 @@ class DurableApplicationTest extends IntegrationTest {
         Http.Response unknownAction = http.post("/actuator/durable/" + id, "{\"action\":\"restart\"}");
         assertThat(unknownAction.status()).isEqualTo(400);
         assertThat(unknownAction.json().path("error").asString()).isEqualTo("Unknown action 'restart' for an instance");
-        assertThat(strings(unknownAction.json().path("actions"))).containsExactly("retry");
+        assertThat(strings(unknownAction.json().path("actions"))).containsExactly("retry", "cancel");
 
         Http.Response noAction = http.post("/actuator/durable/" + id, "{}");
         assertThat(noAction.status()).isEqualTo(400);
@@ -264,6 +264,35 @@ class DurableApplicationTest extends IntegrationTest {
         Http.Response notAnId = http.post("/actuator/durable/orders", "{\"action\":\"retry\"}");
         assertThat(notAnId.status()).isEqualTo(400);
         assertThat(notAnId.json().path("error").asString()).isEqualTo("'orders' is not an instance id (a number)");
+    }
+
+    @Test
+    void anInstanceIsCancelledOverHttpOnceAndAnEndedOneIsAConflict() throws Exception {
+        long parked = durable.start(Workflow.class, new Workflow.State("jo", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(parked));
+        Http http = new Http(port);
+
+        Http.Response cancelled = http.post("/actuator/durable/" + parked,
+                "{\"action\":\"cancel\",\"reason\":\"customer withdrew\"}");
+        Http.Response again = http.post("/actuator/durable/" + parked, "{\"action\":\"cancel\"}");
+
+        assertThat(cancelled.status()).isEqualTo(200);
+        assertThat(cancelled.json().path("result").asString()).isEqualTo("cancelled");
+        assertThat(cancelled.json().path("statusBefore").asString()).isEqualTo("awaiting_signal");
+        assertThat(again.json().path("result").asString()).isEqualTo("already_cancelled");
+        assertThat(durable.find(parked).orElseThrow().lastError()).isEqualTo("customer withdrew");
+        assertThat(http.get("/actuator/durable/" + parked).json().path("status").asString()).isEqualTo("cancelled");
+
+        long ended = durable.start(Workflow.class, new Workflow.State("stop-kim", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(ended));
+        durable.signal(ended, "go", null).orThrow();
+        await().atMost(Duration.ofSeconds(20)).until(() -> terminal(ended));
+        Http.Response conflict = http.post("/actuator/durable/" + ended, "{\"action\":\"cancel\"}");
+        assertThat(conflict.status()).isEqualTo(409);
+        assertThat(conflict.json().path("error").asString())
+                .isEqualTo("Instance " + ended + " is failed; only an unfinished instance can be cancelled");
+        assertThat(TestDatabase.status(ended)).isEqualTo("failed");
+        assertThat(http.post("/actuator/durable/999999", "{\"action\":\"cancel\"}").status()).isEqualTo(404);
     }
 
     @Test
