@@ -218,7 +218,7 @@ final class TransitionRepository {
     // asks this: a row that is no longer executing but still carries the claim's token was written by this claim.
     private static final String ALREADY_WRITTEN = """
             /* durable: already written */
-            SELECT d.id, d.lease_token
+            SELECT d.id
             FROM {schema}.durable_instance d
             JOIN unnest(:id::bigint[], :token::bigint[]) AS o(id, token) ON d.id = o.id
             WHERE d.id = ANY (:id::bigint[]) AND d.lease_token = o.token AND d.status <> 'executing'

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.durable.Outcome;
+import dev.durable.StartResult;
 import dev.durable.StepContext;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
@@ -277,4 +278,35 @@ class FencingTest {
                 })
                 .build();
     }
+
+    /**
+     * After a commit whose answer was lost, the committer writes the same batch again: a write that now matches no row
+     * but whose row carries its claim's token was written by the first attempt, and counts as applied; a stale
+     * claim's write does not (docs/DESIGN.md, "Fencing", ambiguous commits).
+     */
+    @Test
+    void aBatchWrittenAgainAfterAnAmbiguousCommitRecognisesTheWritesTheFirstAttemptCommitted() {
+        Repositories repositories = Repositories.onTestDatabase();
+        TestDatabase.clean();
+        List<Long> ids = repositories.starts().insert(List.of(
+                new NewInstance("m", 1, "s", "{}", "q", (short) 0, null, 0, null, "{runnable,executing,awaiting_signal}"),
+                new NewInstance("m", 1, "s", "{}", "q", (short) 0, null, 0, null, "{runnable,executing,awaiting_signal}")))
+                .stream().map(StartResult::id).toList();
+        List<ClaimedStep> claimed = repositories.claims().pick("q", Map.of("m", List.of(1)), 2, "node:1",
+                Duration.ofMinutes(1));
+        List<Transition> batch = claimed.stream().sorted(java.util.Comparator.comparingLong(ClaimedStep::id))
+                .map(step -> Transition.next(step.claim(), "t", "{\"n\":1}", List.of())).toList();
+        // The first attempt wrote only the first row's outcome; the second row's claim was then reaped.
+        repositories.transitions().apply(batch.subList(0, 1), false);
+        expireLease(ids.get(1));
+        assertThat(repositories.claims().reapExpired(10)).containsOnlyKeys(ids.get(1));
+
+        TransitionRepository.Applied again = repositories.transitions().apply(batch, true);
+
+        assertThat(again.applied()).containsExactly(ids.get(0));
+        assertThat(TestDatabase.row(ids.get(0))).containsEntry("status", "runnable").containsEntry("step", "t");
+        assertThat(TestDatabase.row(ids.get(1))).containsEntry("status", "runnable").containsEntry("step", "s")
+                .containsEntry("attempt", 1);
+    }
+
 }
