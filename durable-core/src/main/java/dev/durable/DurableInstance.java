@@ -66,6 +66,11 @@ public interface DurableInstance {
 
     Instant createdAt();
 
+    /** The instance whose step started this one as a child ({@link Child}); {@code null} for other instances. */
+    default @Nullable Long parentId() {
+        return null;
+    }
+
     Instant updatedAt();
 
     /**

@@ -2,6 +2,7 @@ package dev.durable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,6 +24,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@link #await(String, Object, Duration)}, {@link #awaitUntil(String, Object, Instant)},
  *       {@link #awaitAny(Collection, Object, Duration)}</td><td>awaiting_signal</td><td>same</td><td>unchanged</td>
  *       <td>on signal, or at the deadline</td></tr>
+ *   <tr><td>{@link #awaitChildren(Object)}, {@link #awaitChildren(Object, Join)},
+ *       {@link #awaitChildren(Object, Join, Duration)}</td><td>awaiting_signal</td><td>same</td><td>unchanged</td>
+ *       <td>when all (or any) of its children have ended, or at the deadline</td></tr>
  *   <tr><td>{@link #done(Object)}</td><td>done, result recorded</td><td>-</td><td>-</td><td>-</td></tr>
  *   <tr><td>{@link #stop(String)}</td><td>failed, reason recorded</td><td>-</td><td>-</td><td>-</td></tr>
  * </table>
@@ -34,6 +38,10 @@ import org.jspecify.annotations.Nullable;
  * {@link StepContext#timedOut()} true, and nothing was consumed. A signal that arrives at the deadline either wakes
  * the instance (the step sees it and did not time out) or stays in the inbox, where the step and the ones after it
  * find it: the two never both win, and neither loses the signal.
+ *
+ * <p>A {@code next}, an {@code await} or a {@code done} can also start child instances, which exist if and only if
+ * the outcome commits: {@code Outcome.awaitChildren(order).startingChildren(children)} starts them and parks until
+ * they have all ended (see {@link Child} and docs/DESIGN.md, "Children").
  *
  * <p>The factories return {@code Outcome} (not the record types) so that expressions such as
  * {@code ctx.awaited("paid").map(s -> Outcome.next("ship", state)).orElseGet(() -> Outcome.await("paid", state))}
@@ -52,6 +60,20 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
         public String label() {
             return name().toLowerCase(java.util.Locale.ROOT);
         }
+    }
+
+    /**
+     * Which children wake a parent parked by {@link #awaitChildren(Object, Join)}: all of them, or any one.
+     */
+    enum Join {
+        /** Wake once every child started so far has ended (done, failed or cancelled); at once if none is running. */
+        ALL,
+        /**
+         * Wake once a child ends that the step had not seen ended ({@link StepContext#childrenEnded()}, or what
+         * {@link StepContext#children()} showed): a step that handles its children as they end and awaits again is
+         * woken once per newly ended child, never for one it has seen. At once if every child has ended.
+         */
+        ANY
     }
 
     /** Which kind of outcome this is. */
@@ -141,6 +163,63 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
         return new Await(awaitSet(signals), state, untilInstant(deadline, "await deadline"));
     }
 
+    /**
+     * Park until every child this instance started has ended (done, failed or cancelled), then run the same step
+     * again; stores {@code state}. Children started by this very outcome ({@link #startingChildren}) count. The step
+     * then reads them with {@link StepContext#children()}. Parks on nothing, and runs again at once, if no child is
+     * unfinished.
+     */
+    static Outcome awaitChildren(@Nullable Object state) {
+        return new Await(List.of(), state, null, Join.ALL, List.of());
+    }
+
+    /** Park until all, or any, of the children have ended (see {@link Join}); stores {@code state}. */
+    static Outcome awaitChildren(@Nullable Object state, Join join) {
+        return new Await(List.of(), state, null, Objects.requireNonNull(join, "join must not be null"), List.of());
+    }
+
+    /**
+     * {@link #awaitChildren(Object, Join)} with a deadline {@code timeout} after the commit: the step runs again at
+     * the deadline if the children have not ended by then ({@link StepContext#timedOut()}).
+     */
+    static Outcome awaitChildren(@Nullable Object state, Join join, Duration timeout) {
+        return new Await(List.of(), state, Objects.requireNonNull(timeout, "await timeout must not be null"),
+                Objects.requireNonNull(join, "join must not be null"), List.of());
+    }
+
+    /**
+     * This outcome, also starting {@code children} when it commits (after those it already starts). Only a
+     * {@code next}, an {@code await} or a {@code done} can start children: a {@code retry} would start them again on
+     * every attempt, and a {@code stop} ends the instance as failed.
+     *
+     * @throws IllegalArgumentException for a {@code retry} or {@code stop}, or a null child
+     */
+    default Outcome startingChildren(Collection<Child> children) {
+        Objects.requireNonNull(children, "children must not be null");
+        if (this instanceof Next next) {
+            return new Next(next.step(), next.state(), next.delay(), append(next.children(), children));
+        }
+        if (this instanceof Await await) {
+            return new Await(await.signals(), await.state(), await.timeout(), await.join(),
+                    append(await.children(), children));
+        }
+        if (this instanceof Done done) {
+            return new Done(done.result(), append(done.children(), children));
+        }
+        throw new IllegalArgumentException("a " + kind().label() + " outcome cannot start children: only next, await "
+                + "and done can");
+    }
+
+    /** {@link #startingChildren(Collection)} with the children given one by one. */
+    default Outcome startingChildren(Child... children) {
+        return startingChildren(List.of(children));
+    }
+
+    /** The children this outcome starts when it commits; none for a {@code retry} or {@code stop}. */
+    default List<Child> children() {
+        return List.of();
+    }
+
     /** Finish successfully, recording {@code result} (any JSON-serializable value, or {@code null}). */
     static Outcome done(@Nullable Object result) {
         return new Done(result);
@@ -157,13 +236,19 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     }
 
     /** See {@link Outcome#next(String, Object)}. */
-    record Next(String step, @Nullable Object state, Duration delay) implements Outcome {
+    record Next(String step, @Nullable Object state, Duration delay, List<Child> children) implements Outcome {
         public Next {
             requireText(step, "next step");
             Objects.requireNonNull(delay, "next step's delay must not be null");
             if (delay.isNegative()) {
                 throw new IllegalArgumentException("next step's delay must not be negative, was " + delay);
             }
+            children = List.copyOf(children);
+        }
+
+        /** A next after {@code delay}, starting no children. */
+        public Next(String step, @Nullable Object state, Duration delay) {
+            this(step, state, delay, List.of());
         }
 
         /** A next at once. */
@@ -183,18 +268,27 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     }
 
     /**
-     * See {@link Outcome#await(String, Object)}.
+     * See {@link Outcome#await(String, Object)} and {@link Outcome#awaitChildren(Object, Join)}.
      *
-     * @param signals the names awaited, at least one, each non-blank, no duplicates
-     * @param timeout how long after the commit the deadline falls; {@code null} for an await without one
+     * @param signals  the names awaited, each non-blank, no duplicates; at least one unless {@code join} is set
+     * @param timeout  how long after the commit the deadline falls; {@code null} for an await without one
+     * @param join     which of the instance's children wake it; {@code null} when it does not await its children
+     * @param children the children this outcome starts
      */
-    record Await(List<String> signals, @Nullable Object state, @Nullable Duration timeout) implements Outcome {
+    record Await(List<String> signals, @Nullable Object state, @Nullable Duration timeout, @Nullable Join join,
+            List<Child> children) implements Outcome {
         public Await {
             Objects.requireNonNull(signals, "awaited signal names must not be null");
-            signals = List.copyOf(awaitSet(signals));
+            signals = join != null && signals.isEmpty() ? List.of() : List.copyOf(awaitSet(signals));
             if (timeout != null && timeout.isNegative()) {
                 throw new IllegalArgumentException("await timeout must not be negative, was " + timeout);
             }
+            children = List.copyOf(children);
+        }
+
+        /** An await on signals, with a deadline unless {@code timeout} is null. */
+        public Await(List<String> signals, @Nullable Object state, @Nullable Duration timeout) {
+            this(signals, state, timeout, null, List.of());
         }
 
         /** An await on one name, without a deadline. */
@@ -202,14 +296,22 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
             this(List.of(requireText(signal, "awaited signal name")), state, null);
         }
 
-        /** The first awaited name (the only one, for an await on a single name). */
-        public String signal() {
-            return signals.get(0);
+        /** The first awaited name (the only one, for an await on a single name); null for a join on children. */
+        public @Nullable String signal() {
+            return signals.isEmpty() ? null : signals.get(0);
         }
     }
 
     /** See {@link Outcome#done(Object)}. */
-    record Done(@Nullable Object result) implements Outcome {
+    record Done(@Nullable Object result, List<Child> children) implements Outcome {
+        public Done {
+            children = List.copyOf(children);
+        }
+
+        /** A done starting no children. */
+        public Done(@Nullable Object result) {
+            this(result, List.of());
+        }
     }
 
     /** See {@link Outcome#stop(String)}. */
@@ -217,6 +319,14 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
         public Stop {
             Objects.requireNonNull(reason, "stop reason must not be null");
         }
+    }
+
+    private static List<Child> append(List<Child> first, Collection<Child> more) {
+        List<Child> all = new ArrayList<>(first);
+        for (Child child : more) {
+            all.add(Objects.requireNonNull(child, "a child must not be null"));
+        }
+        return all;
     }
 
     private static String requireText(@Nullable String value, String what) {

@@ -55,6 +55,30 @@ public interface StepContext {
         return false;
     }
 
+    /** The instance whose step started this one as a child; {@code null} if it was not started by a step. */
+    default @Nullable Long parentId() {
+        return null;
+    }
+
+    /** How many child instances this instance's committed outcomes have started (at pick). */
+    default int childrenStarted() {
+        return 0;
+    }
+
+    /** How many of this instance's children had ended (done, failed or cancelled) at pick. */
+    default int childrenEnded() {
+        return 0;
+    }
+
+    /**
+     * This instance's children in the order they were started, with their status, result and last error as they
+     * stand now: a read of the database, made when called (a child may end between two calls). Their states and
+     * results read with the engine's JSON codec.
+     */
+    default List<DurableInstance> children() {
+        return List.of();
+    }
+
     /** The first awaited signal named {@code name}, if the instance was woken by one. */
     default Optional<Signal> awaited(String name) {
         return inbox().awaited(name);

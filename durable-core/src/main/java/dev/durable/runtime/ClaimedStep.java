@@ -16,10 +16,30 @@ import org.jspecify.annotations.Nullable;
  *                       of them in the inbox is an awaited one
  * @param deadlinePassed whether the park had a deadline that has passed (at pick)
  * @param inbox          the instance's signals at pick, ordered by arrival
+ * @param children       the instance's place among parents and children at pick
  */
 record ClaimedStep(long id, String machine, int version, String step, @Nullable String stateJson,
         List<String> awaits, boolean deadlinePassed, int attempt, long leaseToken, String queue,
-        @Nullable String partitionKey, List<SignalRow> inbox) {
+        @Nullable String partitionKey, List<SignalRow> inbox, Family children) {
+
+    /**
+     * A claimed row's parent and children (docs/DESIGN.md, "Children").
+     *
+     * @param parentId       the instance whose step started this one, if any
+     * @param started        how many children this instance's outcomes started
+     * @param ended          how many of them had ended
+     * @param awaitsChildren the {@code ended} count a join on the children waits for; null if the instance was not
+     *                       parked on its children
+     */
+    record Family(@Nullable Long parentId, int started, int ended, @Nullable Integer awaitsChildren) {
+
+        static final Family NONE = new Family(null, 0, 0, null);
+
+        /** Whether the instance was parked on its children and they reached the count it waited for. */
+        boolean joined() {
+            return awaitsChildren != null && ended >= awaitsChildren;
+        }
+    }
 
     ClaimedStep {
         awaits = List.copyOf(awaits);
@@ -36,7 +56,8 @@ record ClaimedStep(long id, String machine, int version, String step, @Nullable 
 
     /**
      * The claimed row as both claiming statements return it: the row's columns ({@code awaits} and
-     * {@code awaits_set}, the names of an await on one and on several, and {@code deadline_passed}), and its
+     * {@code awaits_set}, the names of an await on one and on several, {@code deadline_passed}, and the family
+     * columns {@code parent_id}, {@code children_started}, {@code children_ended}, {@code awaits_children}), and its
      * unconsumed signals as parallel arrays in id order ({@code signal_ids}, {@code signal_names}, ...; all NULL for
      * an empty inbox).
      */
@@ -66,6 +87,19 @@ record ClaimedStep(long id, String machine, int version, String step, @Nullable 
         return new ClaimedStep(rs.getLong("id"), rs.getString("machine"), rs.getInt("machine_version"),
                 rs.getString("step"), rs.getString("state"), awaits, rs.getBoolean("deadline_passed"),
                 rs.getInt("attempt"), rs.getLong("lease_token"), rs.getString("queue"), rs.getString("partition_key"),
-                inbox);
+                inbox, family(rs));
+    }
+
+    private static Family family(ResultSet rs) throws SQLException {
+        long parent = rs.getLong("parent_id");
+        Long parentId = rs.wasNull() ? null : parent;
+        int started = rs.getInt("children_started");
+        int ended = rs.getInt("children_ended");
+        int awaiting = rs.getInt("awaits_children");
+        Integer awaitsChildren = rs.wasNull() ? null : awaiting;
+        if (parentId == null && started == 0 && awaitsChildren == null) {
+            return Family.NONE;
+        }
+        return new Family(parentId, started, ended, awaitsChildren);
     }
 }

@@ -63,6 +63,7 @@ final class Committer {
     private final Duration lease;
     private final Duration maxBackoff;
     private final IntSupplier stepsInUserCode;
+    private final Consumer<String> newWork;
     private final long batchWindowNanos;
     /** Enough outcomes to free a pick's worth of slots: gathering stops there, so the next pick can overlap. */
     private final int gatherTarget;
@@ -74,11 +75,14 @@ final class Committer {
 
     /**
      * @param stepsInUserCode how many steps of this node run user code now: their transitions will arrive soon
+     * @param newWork         told of a queue that a committed batch gave work to pick at once (children it started,
+     *                        parents it woke), so that this node's poller of it need not wait for its next poll
      */
-    Committer(TransitionRepository transitions, IntSupplier stepsInUserCode, NodeLifecycle lifecycle, EngineEvents events,
-            EngineSettings settings) {
+    Committer(TransitionRepository transitions, IntSupplier stepsInUserCode, Consumer<String> newWork,
+            NodeLifecycle lifecycle, EngineEvents events, EngineSettings settings) {
         this.transitions = transitions;
         this.stepsInUserCode = stepsInUserCode;
+        this.newWork = newWork;
         this.lifecycle = lifecycle;
         this.events = events;
         this.retryTimeout = settings.outcomeRetryTimeout();
@@ -175,6 +179,7 @@ final class Committer {
                     }
                 }
                 complete(batch, results);
+                applied.newWork().forEach(newWork);
                 return;
             } catch (RuntimeException e) {
                 failures++;

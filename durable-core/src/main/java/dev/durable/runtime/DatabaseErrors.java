@@ -72,6 +72,16 @@ final class DatabaseErrors {
         return false;
     }
 
+    /** A deadlock PostgreSQL broke by aborting this transaction (SQL state 40P01): the work may be tried again. */
+    static boolean isDeadlock(Throwable error) {
+        for (Throwable t : chain(error)) {
+            if (t instanceof SQLException sql && "40P01".equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * {@code error} and everything behind it: causes, chained SQL exceptions, and the exception a failed rollback
      * replaced ({@link TransactionTemplate} throws the rollback's failure, carrying the original as its application

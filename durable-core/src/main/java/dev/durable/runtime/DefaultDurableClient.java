@@ -117,29 +117,13 @@ final class DefaultDurableClient implements DurableClient {
     }
 
     private List<StartResult> start(MachineDefinition machine, List<StartRequest> requests) {
-        List<NewInstance> rows = requests.stream().map(request -> newInstance(machine, request)).toList();
+        List<NewInstance> rows = requests.stream()
+                .map(request -> NewInstance.of(machine, request.state(), request.options(), values,
+                        () -> "The state for machine " + machine.describe(), NOTHING_STARTED))
+                .toList();
         List<StartResult> results = starts.insert(rows);
         afterCommit(() -> wakeQueue.accept(machine.queue()));
         return results;
-    }
-
-    private NewInstance newInstance(MachineDefinition machine, StartRequest request) {
-        Object state = request.state();
-        if (!machine.acceptsState(state)) {
-            throw new IllegalArgumentException("Machine " + machine.describe() + " stores states of type "
-                    + machine.stateType().getTypeName() + ", not " + Objects.requireNonNull(state).getClass().getName());
-        }
-        String stateJson = values.state(machine, state, () -> "The state for machine " + machine.describe(),
-                NOTHING_STARTED);
-        StoredValues.checkText(request.options().partitionKey(), () -> "The partition key", NOTHING_STARTED);
-        StoredValues.checkText(request.options().uniqueKey(), () -> "The unique key", NOTHING_STARTED);
-        StartOptions options = request.options();
-        String scope = options.uniqueScope().stream()
-                .map(InstanceStatus::label)
-                .sorted()
-                .collect(Collectors.joining(",", "{", "}"));
-        return new NewInstance(machine.name(), machine.version(), machine.initialStep(), stateJson, machine.queue(),
-                options.priority(), options.partitionKey(), options.delay().toMillis(), options.uniqueKey(), scope);
     }
 
     @Override
@@ -167,13 +151,13 @@ final class DefaultDurableClient implements DurableClient {
     public CancelResult cancel(long instanceId, @Nullable String reason) {
         String why = reason == null || reason.isBlank() ? NO_REASON : reason;
         StoredValues.checkText(why, () -> "The reason for cancelling instance " + instanceId, NOTHING_CANCELLED);
-        CancelResult result = cancels.cancel(List.of(instanceId), why).get(0);
+        CancelRepository.Cancellation cancellation = cancels.cancel(List.of(instanceId), why);
+        CancelResult result = cancellation.results().get(0);
         afterCommit(() -> {
             events.cancelSent(result);
-            if (result.outcome() == CancelResult.Cancellation.CANCELLED
-                    && result.status() == InstanceStatus.EXECUTING) {
-                interruptCancelled.accept(instanceId);
-            }
+            // The instance and the children cancelled with it: steps this node runs of them stop at once.
+            cancellation.executing().forEach(interruptCancelled);
+            cancellation.woken().forEach(wakeQueue);
         });
         return result;
     }

@@ -96,7 +96,8 @@ public final class DurableEngine implements AutoCloseable {
         this.claims = new ClaimRepository(planning);
         StoredValues values = new StoredValues(builder.codec);
         ScheduleRepository schedules = new ScheduleRepository(planning);
-        this.client = new DefaultDurableClient(machines, new StartRepository(planning), new QueryRepository(planning),
+        QueryRepository queries = new QueryRepository(planning);
+        this.client = new DefaultDurableClient(machines, new StartRepository(planning), queries,
                 new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning), values,
                 events, this::wake, this::interruptCancelled);
         // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
@@ -108,9 +109,10 @@ public final class DurableEngine implements AutoCloseable {
         this.stepThreads = builder.stepThreads != null ? builder.stepThreads : stepThreads(settings.virtualThreads());
         // The committer learns how many steps run user code (their transitions will arrive soon) from the slots.
         this.committer = new Committer(new TransitionRepository(builder.dataSource, planning),
-                () -> queues.values().stream().mapToInt(queue -> queue.slots().running()).sum(), lifecycle, events,
-                settings);
-        StepRunner runner = new StepRunner(machines, builder.codec, values, settings.stepTimeout());
+                () -> queues.values().stream().mapToInt(queue -> queue.slots().running()).sum(), this::wake,
+                lifecycle, events, settings);
+        StepRunner runner = new StepRunner(machines, builder.codec, values, settings.stepTimeout(),
+                parentId -> queries.children(parentId, builder.codec));
         this.executor = new StepExecutor(runner, committer, inFlight, events, stepThreads, timer, settings,
                 () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow, claims::returnCrashed);
         settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueuePoller(name, queueSettings,

@@ -37,6 +37,7 @@ record InstanceRow(
         @Nullable String resultJson,
         Instant createdAt,
         Instant updatedAt,
+        @Nullable Long parentId,
         @JsonIgnore JsonCodec codec) implements DurableInstance {
 
     @Override

@@ -1,5 +1,11 @@
 package dev.durable.runtime;
 
+import dev.durable.InstanceStatus;
+import dev.durable.StartOptions;
+import dev.durable.machine.MachineDefinition;
+import java.util.Objects;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -9,4 +15,30 @@ import org.jspecify.annotations.Nullable;
  */
 record NewInstance(String machine, int version, String step, String stateJson, String queue, short priority,
         @Nullable String partitionKey, long delayMillis, @Nullable String uniqueKey, String uniqueScope) {
+
+    /**
+     * The row that starts {@code machine} with {@code state} and {@code options}, every value checked before any SQL
+     * runs: a state of the wrong type, or a state or key that cannot be stored, is refused.
+     *
+     * @param what        names the instance in an error message ("The state for machine orders v1")
+     * @param nothingDone what the refusal means for the caller ("nothing was started")
+     * @throws IllegalArgumentException           for a state of another type than the machine's
+     * @throws dev.durable.UnstorableValueException for a value that cannot be stored faithfully
+     */
+    static NewInstance of(MachineDefinition machine, @Nullable Object state, StartOptions options, StoredValues values,
+            Supplier<String> what, String nothingDone) {
+        if (!machine.acceptsState(state)) {
+            throw new IllegalArgumentException("Machine " + machine.describe() + " stores states of type "
+                    + machine.stateType().getTypeName() + ", not " + Objects.requireNonNull(state).getClass().getName());
+        }
+        String stateJson = values.state(machine, state, what, nothingDone);
+        StoredValues.checkText(options.partitionKey(), () -> "The partition key", nothingDone);
+        StoredValues.checkText(options.uniqueKey(), () -> "The unique key", nothingDone);
+        String scope = options.uniqueScope().stream()
+                .map(InstanceStatus::label)
+                .sorted()
+                .collect(Collectors.joining(",", "{", "}"));
+        return new NewInstance(machine.name(), machine.version(), machine.initialStep(), stateJson, machine.queue(),
+                options.priority(), options.partitionKey(), options.delay().toMillis(), options.uniqueKey(), scope);
+    }
 }

@@ -31,7 +31,7 @@ final class QueryRepository {
             /* durable: find */
             SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
                    attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
-                   result::text AS result, created_at, updated_at
+                   result::text AS result, created_at, updated_at, parent_id
             FROM {schema}.durable_instance
             WHERE id = :id
             """;
@@ -40,7 +40,7 @@ final class QueryRepository {
             /* durable: list */
             SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
                    attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
-                   result::text AS result, created_at, updated_at
+                   result::text AS result, created_at, updated_at, parent_id
             FROM {schema}.durable_instance
             WHERE id > :afterId
               AND (CAST(:queue AS text) IS NULL OR queue = :queue)
@@ -48,6 +48,17 @@ final class QueryRepository {
               AND (CAST(:machine AS text) IS NULL OR machine = :machine)
             ORDER BY id
             LIMIT :limit
+            """;
+
+    // A parent's children in the order they were started, through the parent index.
+    static final String CHILDREN = """
+            /* durable: children */
+            SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
+                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
+                   result::text AS result, created_at, updated_at, parent_id
+            FROM {schema}.durable_instance
+            WHERE parent_id = :parentId
+            ORDER BY id
             """;
 
     private static final String COUNT = """
@@ -107,18 +118,28 @@ final class QueryRepository {
             ORDER BY queue
             """;
 
-    // An operator's retry of a failed instance: back to runnable at the step it failed at, attempt 0.
+    // An operator's retry of a failed instance: back to runnable at the step it failed at, attempt 0. A child that
+    // runs again is no longer ended: its parent counts one ended child less (docs/DESIGN.md, "Children").
     private static final String RETRY_FAILED = """
             /* durable: retry failed */
-            UPDATE {schema}.durable_instance
-            SET status = 'runnable', attempt = 0, eligible_at = now(), lease_token = NULL, updated_at = now()
-            WHERE id = :id AND status = 'failed'
-            RETURNING queue
+            WITH retried AS (
+                UPDATE {schema}.durable_instance
+                SET status = 'runnable', attempt = 0, eligible_at = now(), lease_token = NULL, updated_at = now()
+                WHERE id = :id AND status = 'failed'
+                RETURNING queue, parent_id
+            ), parent AS (
+                UPDATE {schema}.durable_instance p
+                SET children_ended = p.children_ended - 1
+                FROM retried r
+                WHERE p.id = r.parent_id
+            )
+            SELECT queue FROM retried
             """;
 
     private final StatementPlanning planning;
     private final String findSql;
     private final String listSql;
+    private final String childrenSql;
     private final String countSql;
     private final String summarizeSql;
     private final String summarizeLiveSql;
@@ -128,6 +149,7 @@ final class QueryRepository {
         this.planning = planning;
         this.findSql = planning.qualify(FIND);
         this.listSql = planning.qualify(LIST);
+        this.childrenSql = planning.qualify(CHILDREN);
         this.countSql = planning.qualify(COUNT);
         this.summarizeSql = planning.qualify(SUMMARIZE);
         this.summarizeLiveSql = planning.qualify(SUMMARIZE_LIVE);
@@ -149,6 +171,12 @@ final class QueryRepository {
                 .param("limit", query.limit())
                 .query((rs, i) -> instance(rs, codec))
                 .list();
+    }
+
+    /** The children of {@code parentId} in id order, whose states and results read with {@code codec}. */
+    List<DurableInstance> children(long parentId, JsonCodec codec) {
+        return planning.ordinary().sql(childrenSql).param("parentId", parentId)
+                .query((rs, i) -> instance(rs, codec)).list();
     }
 
     /** Instances per queue and status. */
@@ -202,7 +230,8 @@ final class QueryRepository {
                 rs.getShort("priority"), rs.getString("partition_key"), rs.getString("awaits"), rs.getInt("attempt"),
                 instant(rs, "eligible_at"), rs.getString("last_error"), rs.getString("lease_owner"),
                 nullableInstant(rs, "lease_expires_at"), rs.getString("unique_key"), rs.getString("state"),
-                rs.getString("result"), instant(rs, "created_at"), instant(rs, "updated_at"), codec);
+                rs.getString("result"), instant(rs, "created_at"), instant(rs, "updated_at"),
+                rs.getObject("parent_id", Long.class), codec);
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {

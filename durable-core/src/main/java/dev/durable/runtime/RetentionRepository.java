@@ -16,14 +16,19 @@ final class RetentionRepository {
     // is left for the next sweep. Only ended rows are ever locked. The batch's ids are collected into an array, so the
     // delete reaches each row by primary key whatever the planner estimates (a join on a CTE was planned as a hash
     // join over the whole table). Their signals go with them (ON DELETE CASCADE, found through the signals'
-    // (instance_id, dedup_key) index).
+    // (instance_id, dedup_key) index). An ended child whose parent is unfinished is kept: the parent may still read
+    // it (docs/DESIGN.md, "Children"). Its parent is probed by primary key, as a scalar subquery: NOT EXISTS was
+    // planned as a hash of every unfinished row, built from a scan of the table.
     static final String DELETE_DONE = """
             /* durable: delete expired done */
             DELETE FROM {schema}.durable_instance
             WHERE id = ANY (ARRAY(
-                SELECT id FROM {schema}.durable_instance
-                WHERE status = 'done' AND updated_at < now() - :keepMs * interval '1 millisecond'
-                ORDER BY updated_at
+                SELECT e.id FROM {schema}.durable_instance e
+                WHERE e.status = 'done' AND e.updated_at < now() - :keepMs * interval '1 millisecond'
+                  AND (e.parent_id IS NULL OR NOT coalesce((
+                      SELECT p.status IN ('runnable', 'executing', 'awaiting_signal')
+                      FROM {schema}.durable_instance p WHERE p.id = e.parent_id), false))
+                ORDER BY e.updated_at
                 LIMIT :limit
                 FOR UPDATE SKIP LOCKED))
             """;
@@ -33,9 +38,12 @@ final class RetentionRepository {
             /* durable: delete expired failed */
             DELETE FROM {schema}.durable_instance
             WHERE id = ANY (ARRAY(
-                SELECT id FROM {schema}.durable_instance
-                WHERE status = 'failed' AND updated_at < now() - :keepMs * interval '1 millisecond'
-                ORDER BY updated_at
+                SELECT e.id FROM {schema}.durable_instance e
+                WHERE e.status = 'failed' AND e.updated_at < now() - :keepMs * interval '1 millisecond'
+                  AND (e.parent_id IS NULL OR NOT coalesce((
+                      SELECT p.status IN ('runnable', 'executing', 'awaiting_signal')
+                      FROM {schema}.durable_instance p WHERE p.id = e.parent_id), false))
+                ORDER BY e.updated_at
                 LIMIT :limit
                 FOR UPDATE SKIP LOCKED))
             """;
@@ -45,9 +53,12 @@ final class RetentionRepository {
             /* durable: delete expired cancelled */
             DELETE FROM {schema}.durable_instance
             WHERE id = ANY (ARRAY(
-                SELECT id FROM {schema}.durable_instance
-                WHERE status = 'cancelled' AND updated_at < now() - :keepMs * interval '1 millisecond'
-                ORDER BY updated_at
+                SELECT e.id FROM {schema}.durable_instance e
+                WHERE e.status = 'cancelled' AND e.updated_at < now() - :keepMs * interval '1 millisecond'
+                  AND (e.parent_id IS NULL OR NOT coalesce((
+                      SELECT p.status IN ('runnable', 'executing', 'awaiting_signal')
+                      FROM {schema}.durable_instance p WHERE p.id = e.parent_id), false))
+                ORDER BY e.updated_at
                 LIMIT :limit
                 FOR UPDATE SKIP LOCKED))
             """;

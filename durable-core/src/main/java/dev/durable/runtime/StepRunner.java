@@ -1,5 +1,6 @@
 package dev.durable.runtime;
 
+import dev.durable.Child;
 import dev.durable.Inbox;
 import dev.durable.Outcome;
 import dev.durable.Signal;
@@ -13,6 +14,7 @@ import dev.durable.machine.MachineRegistry;
 import dev.durable.machine.StepDefinition;
 import dev.durable.machine.StepFailureException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -20,7 +22,8 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * Runs the user's code for one claimed step and turns what it decided into a validated, serialized
- * {@link Transition}. No database access happens here.
+ * {@link Transition}. No database access happens here, but for the read of a parent's children that a step makes
+ * when it asks for them ({@link StepContext#children()}).
  *
  * <p>The error path (docs/DESIGN.md, "Outcomes"): whatever keeps a step from producing a usable outcome (it throws, it
  * times out, it returns {@code null} or an invalid outcome, its step is unknown, its state unreadable) goes to the
@@ -41,12 +44,19 @@ final class StepRunner {
     private final JsonCodec codec;
     private final StoredValues values;
     private final @Nullable Duration defaultTimeout;
+    private final DefaultStepContext.ChildrenReader children;
 
-    StepRunner(MachineRegistry machines, JsonCodec codec, StoredValues values, @Nullable Duration defaultTimeout) {
+    /**
+     * @param children reads a parent's children when its step asks for them ({@link StepContext#children()}): the
+     *                 one database read a step can make through the engine, and only when it asks
+     */
+    StepRunner(MachineRegistry machines, JsonCodec codec, StoredValues values, @Nullable Duration defaultTimeout,
+            DefaultStepContext.ChildrenReader children) {
         this.machines = machines;
         this.codec = codec;
         this.values = values;
         this.defaultTimeout = defaultTimeout;
+        this.children = children;
     }
 
     /** The timeout of the claimed step: the step's, else its machine's, else the engine's; null for none. */
@@ -62,7 +72,7 @@ final class StepRunner {
         MachineDefinition machine = machines.find(claimed.machine(), claimed.version())
                 .orElseThrow(() -> new IllegalStateException("Picked a row of unregistered machine "
                         + claimed.machine() + " v" + claimed.version()));
-        StepContext context = new DefaultStepContext(claimed, inbox(claimed));
+        DefaultStepContext context = new DefaultStepContext(claimed, inbox(claimed), children);
         StepDefinition step = machine.step(claimed.step());
 
         Object state = null;
@@ -86,7 +96,7 @@ final class StepRunner {
                 Outcome outcome = step.function().apply(state, context);
                 failure = timeoutOf(running, step, null);
                 if (failure == null) {
-                    return encode(claimed, machine, outcome, stateReadable, null);
+                    return encode(context, machine, outcome, stateReadable, null);
                 }
             } catch (Exception e) {
                 Exception timeout = timeoutOf(running, step, e);
@@ -108,7 +118,7 @@ final class StepRunner {
     }
 
     private Decision handleError(ClaimedStep claimed, MachineDefinition machine, @Nullable Object state,
-            boolean stateReadable, StepContext context, Exception failure) {
+            boolean stateReadable, DefaultStepContext context, Exception failure) {
         // An interrupt that ended the step must not also cut short its error handler.
         Thread.interrupted();
         ErrorHandler<Object> handler = machine.errorHandler();
@@ -117,7 +127,7 @@ final class StepRunner {
         }
         try {
             Outcome outcome = handler.onError(failure, state, context);
-            return encode(claimed, machine, outcome, stateReadable, failure);
+            return encode(context, machine, outcome, stateReadable, failure);
         } catch (Exception handlerError) {
             String reason = describe(failure) + "; then the error handler failed: " + describe(handlerError);
             return new Decision(Transition.stop(claimed.claim(), reason), Outcome.Kind.STOP, failure);
@@ -129,13 +139,28 @@ final class StepRunner {
      *
      * @throws StepFailureException.InvalidOutcome if it cannot be used
      */
-    private Decision encode(ClaimedStep claimed, MachineDefinition machine, @Nullable Outcome outcome,
+    private Decision encode(DefaultStepContext context, MachineDefinition machine, @Nullable Outcome outcome,
             boolean stateReadable, @Nullable Exception failure) {
-        Claim claim = claimed.claim();
+        ClaimedStep claimed = context.claimed();
         if (outcome == null) {
             throw new StepFailureException.InvalidOutcome(where(claimed, machine)
                     + " returned null; it must return an Outcome");
         }
+        Decision decision = encodeOutcome(context, machine, outcome, stateReadable, failure);
+        if (outcome.children().isEmpty()) {
+            return decision;
+        }
+        List<NewChild> children = new ArrayList<>(outcome.children().size());
+        for (Child child : outcome.children()) {
+            children.add(child(claimed, machine, child));
+        }
+        return new Decision(decision.transition().startingChildren(children), decision.outcome(), decision.error());
+    }
+
+    private Decision encodeOutcome(DefaultStepContext context, MachineDefinition machine, Outcome outcome,
+            boolean stateReadable, @Nullable Exception failure) {
+        ClaimedStep claimed = context.claimed();
+        Claim claim = claimed.claim();
         List<Long> awaited = awaitedIds(claimed);
         if (outcome instanceof Outcome.Next next) {
             if (machine.step(next.step()) == null) {
@@ -156,8 +181,8 @@ final class StepRunner {
         if (outcome instanceof Outcome.Await await) {
             String state = stateJson(claimed, machine, await.state(), stateReadable);
             Long timeoutMillis = await.timeout() == null ? null : await.timeout().toMillis();
-            return new Decision(Transition.await(claim, await.signals(), timeoutMillis, state, awaited),
-                    Outcome.Kind.AWAIT, failure);
+            return new Decision(Transition.await(claim, await.signals(), await.join(), context.childrenSeen(),
+                    timeoutMillis, state, awaited), Outcome.Kind.AWAIT, failure);
         }
         if (outcome instanceof Outcome.Done done) {
             String result;
@@ -171,6 +196,31 @@ final class StepRunner {
         }
         Outcome.Stop stop = (Outcome.Stop) outcome;
         return new Decision(Transition.stop(claim, clean(stop.reason())), Outcome.Kind.STOP, failure);
+    }
+
+    /**
+     * The row of a child the outcome starts: a machine this node registers, with a state of its type that can be
+     * stored; anything else is an invalid outcome, and no child of it is written.
+     */
+    private NewChild child(ClaimedStep claimed, MachineDefinition machine, Child child) {
+        MachineDefinition definition;
+        try {
+            definition = child.machineName() != null
+                    ? machines.resolve(child.machineName(), child.options().version())
+                    : machines.resolve(Objects.requireNonNull(child.machineType()), child.options().version());
+        } catch (IllegalArgumentException e) {
+            throw new StepFailureException.InvalidOutcome(where(claimed, machine) + " starts a child that this node "
+                    + "cannot start: " + e.getMessage(), e);
+        }
+        try {
+            NewInstance row = NewInstance.of(definition, child.state(), child.options(), values,
+                    () -> where(claimed, machine) + " starts a child of " + definition.describe() + " whose state",
+                    NOTHING_WRITTEN);
+            return new NewChild(row, child.cancelledWithParent());
+        } catch (IllegalArgumentException e) {
+            throw new StepFailureException.InvalidOutcome(where(claimed, machine) + " starts a child that cannot "
+                    + "be stored: " + e.getMessage(), e);
+        }
     }
 
     /** The state's JSON, or null to keep the stored JSON (a null state when the stored one was unreadable). */

@@ -1,6 +1,7 @@
 package dev.durable.runtime;
 
 import dev.durable.Outcome;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -17,18 +18,29 @@ import org.jspecify.annotations.Nullable;
  * @param awaitedIds    the ids of the awaited signals handed to the step: deleted by a {@code NEXT}, ignored by the
  *                      park's re-check of an {@code AWAIT}
  * @param error       {@code RETRY}: the failure that led to it (recorded in last_error), {@code STOP}: the reason
+ * @param join          {@code AWAIT}: which of the instance's children wake it, or {@code null} if it does not await
+ *                      them
+ * @param childrenSeen  {@code AWAIT} with a join: how many ended children the step saw, so that a join on any child
+ *                      waits for one more
+ * @param children      the child instances this transition starts if it commits
  */
 record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
         @Nullable String stateJson, long delayMillis, List<String> awaits, @Nullable Long timeoutMillis,
-        List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error) {
+        List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error, Outcome.@Nullable Join join,
+        int childrenSeen, List<NewChild> children) {
 
     public Transition {
         Objects.requireNonNull(claim, "claim");
         Objects.requireNonNull(kind, "kind");
         awaits = List.copyOf(awaits);
         awaitedIds = List.copyOf(awaitedIds);
-        if ((kind == Outcome.Kind.AWAIT) == awaits.isEmpty()) {
-            throw new IllegalArgumentException("an await, and only an await, names signals: " + kind + " " + awaits);
+        children = List.copyOf(children);
+        if (kind == Outcome.Kind.AWAIT ? awaits.isEmpty() && join == null : !awaits.isEmpty() || join != null) {
+            throw new IllegalArgumentException("an await, and only an await, names signals or joins its children: "
+                    + kind + " " + awaits + " " + join);
+        }
+        if (!children.isEmpty() && (kind == Outcome.Kind.RETRY || kind == Outcome.Kind.STOP)) {
+            throw new IllegalArgumentException("a " + kind + " starts no children");
         }
         if (keepsClaim && (kind != Outcome.Kind.NEXT || delayMillis > 0)) {
             throw new IllegalArgumentException("only a next due at once keeps its claim, not " + kind
@@ -44,13 +56,13 @@ record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable 
     public static Transition next(Claim claim, String step, @Nullable String stateJson, List<Long> awaitedIds,
             long delayMillis) {
         return new Transition(claim, Outcome.Kind.NEXT, false, step, stateJson, delayMillis, List.of(), null,
-                awaitedIds, null, null);
+                awaitedIds, null, null, null, 0, List.of());
     }
 
     public static Transition retry(Claim claim, @Nullable String stateJson, long delayMillis,
             @Nullable String error) {
         return new Transition(claim, Outcome.Kind.RETRY, false, null, stateJson, delayMillis, List.of(), null,
-                List.of(), null, error);
+                List.of(), null, error, null, 0, List.of());
     }
 
     public static Transition await(Claim claim, String signal, @Nullable String stateJson, List<Long> awaitedIds) {
@@ -60,18 +72,27 @@ record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable 
     /** A park on any of {@code signals}, with a deadline {@code timeoutMillis} after the commit unless null. */
     public static Transition await(Claim claim, List<String> signals, @Nullable Long timeoutMillis,
             @Nullable String stateJson, List<Long> awaitedIds) {
+        return await(claim, signals, null, 0, timeoutMillis, stateJson, awaitedIds);
+    }
+
+    /**
+     * A park on any of {@code signals} and, unless {@code join} is null, on the instance's children, with a deadline
+     * {@code timeoutMillis} after the commit unless null.
+     */
+    public static Transition await(Claim claim, List<String> signals, Outcome.@Nullable Join join, int childrenSeen,
+            @Nullable Long timeoutMillis, @Nullable String stateJson, List<Long> awaitedIds) {
         return new Transition(claim, Outcome.Kind.AWAIT, false, null, stateJson, 0, signals, timeoutMillis,
-                awaitedIds, null, null);
+                awaitedIds, null, null, join, childrenSeen, List.of());
     }
 
     public static Transition done(Claim claim, String resultJson) {
         return new Transition(claim, Outcome.Kind.DONE, false, null, null, 0, List.of(), null, List.of(), resultJson,
-                null);
+                null, null, 0, List.of());
     }
 
     public static Transition stop(Claim claim, String reason) {
         return new Transition(claim, Outcome.Kind.STOP, false, null, null, 0, List.of(), null, List.of(), null,
-                reason);
+                reason, null, 0, List.of());
     }
 
     /** {@code AWAIT}: the first name parked on, stored in {@code awaits}. */
@@ -82,7 +103,15 @@ record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable 
     /** This {@code next}, keeping the claim for the next step. */
     public Transition keepingClaim() {
         return new Transition(claim, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
-                resultJson, error);
+                resultJson, error, join, childrenSeen, children);
+    }
+
+    /** This transition, also starting {@code more} children when it commits. */
+    public Transition startingChildren(List<NewChild> more) {
+        List<NewChild> all = new ArrayList<>(children);
+        all.addAll(more);
+        return new Transition(claim, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
+                awaitedIds, resultJson, error, join, childrenSeen, all);
     }
 
     public long id() {

@@ -4,9 +4,12 @@ import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -53,7 +56,7 @@ final class TransitionRepository {
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable', step = o.step,
                     state = coalesce(o.state::jsonb, d.state),
-                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL,
+                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
                     eligible_at = now() + o.delay_ms * interval '1 millisecond',
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
@@ -84,12 +87,14 @@ final class TransitionRepository {
                 UPDATE {schema}.durable_instance d
                 SET step = o.step,
                     state = coalesce(o.state::jsonb, d.state),
-                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, eligible_at = now(),
+                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
+                    eligible_at = now(),
                     lease_expires_at = now() + :leaseMs * interval '1 millisecond', updated_at = now()
                 FROM o
                 WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
                 RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set, d.attempt,
-                          d.lease_token, d.queue, d.partition_key
+                          d.lease_token, d.queue, d.partition_key, d.parent_id, d.children_started,
+                          d.children_ended, d.awaits_children
             ), kept AS (
                 UPDATE {schema}.durable_signal s SET consumed_at = now()
                 WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NOT NULL
@@ -101,6 +106,7 @@ final class TransitionRepository {
             )
             SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
                    false AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
+                   c.parent_id, c.children_started, c.children_ended, c.awaits_children,
                    inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
                    inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
             FROM applied c
@@ -115,8 +121,8 @@ final class TransitionRepository {
                   AND s.id <> ALL (:consumedSignal::bigint[])) inbox ON true
             """;
 
-    // retry: same step, attempt + 1, runnable after the delay; consumes nothing and keeps awaits and the deadline,
-    // so the re-run step sees the same signals and the same timeout.
+    // retry: same step, attempt + 1, runnable after the delay; consumes nothing and keeps awaits, the deadline and
+    // the join on children, so the re-run step sees the same signals, the same timeout and the same join.
     static final String APPLY_RETRY = """
             /* durable: retry */
             WITH o AS (
@@ -135,16 +141,54 @@ final class TransitionRepository {
             RETURNING d.id
             """;
 
-    // await, first statement: take the row locks. A signal delivery takes the same lock, so from here on either
-    // the delivery committed before (and the next statement, with a fresh snapshot, sees its signal) or it waits
-    // for this transaction (and then finds the row parked and wakes it): no wake-up is lost (docs/DESIGN.md,
-    // "Signals and wake-ups"; pitfall P1).
-    static final String LOCK_FOR_AWAIT = """
-            /* durable: await lock */
-            SELECT id FROM {schema}.durable_instance WHERE id = ANY (:id::bigint[]) ORDER BY id FOR NO KEY UPDATE
+    // The first statement of a batch that parks or starts children: take the row locks of those claims, in id order,
+    // and say which still hold their claim (the others are fenced off and start no children). A signal delivery and a
+    // child's end take the same lock, so from here on either they committed before (and the park, a later statement
+    // with a fresh snapshot, sees the signal or the ended child) or they wait for this transaction (and then find the
+    // row parked and wake it): no wake-up is lost (docs/DESIGN.md, "Signals and wake-ups" and "Children"; pitfall
+    // P1). Locked rows come back as they are now, after any write that committed while this statement waited.
+    static final String LOCK_CLAIMS = """
+            /* durable: lock claims */
+            SELECT d.id, (d.status = 'executing' AND d.lease_token = o.token) AS claimed
+            FROM {schema}.durable_instance d
+            JOIN unnest(:id::bigint[], :token::bigint[]) AS o(id, token) ON d.id = o.id
+            WHERE d.id = ANY (:id::bigint[])
+            ORDER BY d.id
+            FOR NO KEY UPDATE OF d
             """;
 
-    // await, second statement: park on the awaited names (awaits holds the first, awaits_set all of them when there
+    // Children of the claims that still hold them (locked by LOCK_CLAIMS in this transaction, so no cancel or reap can
+    // come between): one insert for every child of the batch, columns as arrays (docs/DESIGN.md, pitfall P8), in
+    // unique-key order (pitfall P5); a child whose unique key is held is not inserted. Each parent counts the
+    // children actually inserted. Returns the queues that have new work.
+    static final String START_CHILDREN = """
+            /* durable: start children */
+            WITH inserted AS (
+                INSERT INTO {schema}.durable_instance
+                    (machine, machine_version, step, state, queue, priority, partition_key, eligible_at,
+                     unique_key, unique_scope, parent_id, cancel_with_parent)
+                SELECT r.machine, r.machine_version, r.step, r.state::jsonb, r.queue, r.priority::smallint,
+                       r.partition_key, now() + r.delay_ms * interval '1 millisecond',
+                       r.unique_key, r.unique_scope::{schema}.durable_status[], r.parent_id, r.cancel_with_parent
+                FROM unnest(:machine::text[], :version::int[], :step::text[], :state::text[], :queue::text[],
+                            :priority::int[], :partitionKey::text[], :delayMs::bigint[], :uniqueKey::text[],
+                            :uniqueScope::text[], :parentId::bigint[], :cancelWithParent::boolean[])
+                     WITH ORDINALITY AS r(machine, machine_version, step, state, queue, priority, partition_key,
+                                          delay_ms, unique_key, unique_scope, parent_id, cancel_with_parent, ord)
+                WHERE r.parent_id = ANY (:claimed::bigint[])
+                ORDER BY r.ord
+                ON CONFLICT (unique_guard) WHERE unique_guard IS NOT NULL DO NOTHING
+                RETURNING parent_id, queue
+            ), counted AS (
+                UPDATE {schema}.durable_instance p
+                SET children_started = p.children_started + c.n
+                FROM (SELECT parent_id, count(*)::int AS n FROM inserted GROUP BY parent_id) c
+                WHERE p.id = ANY (:claimed::bigint[]) AND p.id = c.parent_id
+            )
+            SELECT DISTINCT queue FROM inserted
+            """;
+
+    // await, after LOCK_CLAIMS: park on the awaited names (awaits holds the first, awaits_set all of them when there
     // are several; an array per row cannot be a column of unnest, so the sets come as (instance, name) pairs, like
     // the signals already seen), with the deadline, if any, on the database's clock; unless a matching signal is already in the
     // inbox or the deadline is already due, in which case the row goes straight back to runnable. Signals already
@@ -153,17 +197,22 @@ final class TransitionRepository {
     static final String APPLY_AWAIT = """
             /* durable: await park */
             WITH o AS (
-                SELECT o.id, o.token, o.awaits, o.state,
+                SELECT o.id, o.token, o.awaits, o.state, o.join_on, o.children_seen,
                        now() + o.timeout_ms * interval '1 millisecond' AS deadline,
                        (SELECT array_agg(n.name ORDER BY n.nth)
                         FROM unnest(:setInstance::bigint[], :setName::text[]) WITH ORDINALITY
                             AS n(instance_id, name, nth)
                         WHERE n.instance_id = o.id) AS awaits_set
-                FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :timeoutMs::bigint[], :state::text[])
-                    AS o(id, token, awaits, timeout_ms, state)
+                FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :timeoutMs::bigint[], :state::text[],
+                            :joinOn::text[], :childrenSeen::int[])
+                    AS o(id, token, awaits, timeout_ms, state, join_on, children_seen)
             )
             UPDATE {schema}.durable_instance d
-            SET status = CASE WHEN o.deadline <= now() OR EXISTS (
+            SET status = CASE WHEN o.deadline <= now()
+                              OR d.children_ended >= CASE o.join_on
+                                  WHEN 'all' THEN d.children_started
+                                  WHEN 'any' THEN least(o.children_seen + 1, d.children_started) END
+                              OR EXISTS (
                                   SELECT 1 FROM {schema}.durable_signal s
                                   WHERE s.instance_id = d.id AND s.consumed_at IS NULL
                                     AND (s.name = o.awaits OR s.name = ANY (o.awaits_set))
@@ -174,6 +223,9 @@ final class TransitionRepository {
                               THEN 'runnable'::{schema}.durable_status
                               ELSE 'awaiting_signal'::{schema}.durable_status END,
                 awaits = o.awaits, awaits_set = o.awaits_set, deadline = o.deadline,
+                awaits_children = CASE o.join_on
+                                      WHEN 'all' THEN d.children_started
+                                      WHEN 'any' THEN least(o.children_seen + 1, d.children_started) END,
                 state = coalesce(o.state::jsonb, d.state),
                 eligible_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
             FROM o
@@ -182,7 +234,8 @@ final class TransitionRepository {
             """;
 
     // done / failed. The inbox is cleared by the next statement, in the same transaction but with a fresh snapshot,
-    // so a signal committed while this one waited for the row lock is cleared too.
+    // so a signal committed while this one waited for the row lock is cleared too; an ended child is counted by its
+    // parent in one more (CHILDREN_ENDED).
     static final String APPLY_TERMINAL = """
             /* durable: terminal */
             WITH o AS (
@@ -194,11 +247,43 @@ final class TransitionRepository {
             SET status = o.status::{schema}.durable_status,
                 result = o.result::jsonb,
                 last_error = CASE WHEN o.status = 'failed' THEN o.error ELSE d.last_error END,
-                awaits = NULL, awaits_set = NULL, deadline = NULL,
+                awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
             FROM o
             WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
-            RETURNING d.id
+            RETURNING d.id, d.parent_id
+            """;
+
+    // Children have ended (done, failed or cancelled): each parent counts them, under its row lock, and a parent
+    // parked on its children wakes when the count reaches what it waits for. The lock serializes the ends of one
+    // parent's children, so exactly one of them sees the count reach the mark and wakes the parent; a park that holds
+    // the lock first is found parked, one that comes after sees the count (docs/DESIGN.md, "Children"). Parents are
+    // locked in id order, like every multi-row statement (pitfall P4). Given one parent id per ended child; a parent
+    // deleted by retention is not found. Returns the woken parents' queues.
+    static final String CHILDREN_ENDED = """
+            /* durable: children ended */
+            WITH ended AS (
+                SELECT parent_id, count(*)::int AS n
+                FROM unnest(:parentId::bigint[]) AS e(parent_id)
+                GROUP BY parent_id
+            ), parent AS (
+                SELECT p.id, e.n,
+                       coalesce(p.status = 'awaiting_signal' AND p.children_ended + e.n >= p.awaits_children,
+                                false) AS wakes
+                FROM {schema}.durable_instance p
+                JOIN ended e ON p.id = e.parent_id
+                WHERE p.id = ANY (:parentId::bigint[])
+                ORDER BY p.id
+                FOR NO KEY UPDATE OF p
+            )
+            UPDATE {schema}.durable_instance d
+            SET children_ended = d.children_ended + parent.n,
+                status = CASE WHEN parent.wakes THEN 'runnable'::{schema}.durable_status ELSE d.status END,
+                eligible_at = CASE WHEN parent.wakes THEN now() ELSE d.eligible_at END,
+                updated_at = CASE WHEN parent.wakes THEN now() ELSE d.updated_at END
+            FROM parent
+            WHERE d.id = ANY (:parentId::bigint[]) AND d.id = parent.id
+            RETURNING d.queue, parent.wakes
             """;
 
     // An ended instance's unconsumed signals leave its inbox: those without a dedup key are deleted, those with one
@@ -229,7 +314,9 @@ final class TransitionRepository {
     private final String applyNextSql;
     private final String applyContinueSql;
     private final String applyRetrySql;
-    private final String lockForAwaitSql;
+    private final String lockClaimsSql;
+    private final String startChildrenSql;
+    private final String childrenEndedSql;
     private final String applyAwaitSql;
     private final String applyTerminalSql;
     private final String clearInboxesSql;
@@ -242,7 +329,9 @@ final class TransitionRepository {
         this.applyNextSql = planning.qualify(APPLY_NEXT);
         this.applyContinueSql = planning.qualify(APPLY_CONTINUE);
         this.applyRetrySql = planning.qualify(APPLY_RETRY);
-        this.lockForAwaitSql = planning.qualify(LOCK_FOR_AWAIT);
+        this.lockClaimsSql = planning.qualify(LOCK_CLAIMS);
+        this.startChildrenSql = planning.qualify(START_CHILDREN);
+        this.childrenEndedSql = planning.qualify(CHILDREN_ENDED);
         this.applyAwaitSql = planning.qualify(APPLY_AWAIT);
         this.applyTerminalSql = planning.qualify(APPLY_TERMINAL);
         this.clearInboxesSql = planning.qualify(CLEAR_INBOXES);
@@ -264,7 +353,8 @@ final class TransitionRepository {
             byKind.computeIfAbsent(Statement.of(transition), kind -> new ArrayList<>()).add(transition);
         }
         boolean singleStatement = byKind.size() == 1 && !byKind.containsKey(Statement.AWAIT)
-                && !byKind.containsKey(Statement.TERMINAL);
+                && !byKind.containsKey(Statement.TERMINAL)
+                && transitions.stream().allMatch(transition -> transition.children().isEmpty());
         Applied result = singleStatement
                 ? applyByKind(byKind, lease)
                 : Objects.requireNonNull(ownTransaction.execute(status -> applyByKind(byKind, lease)));
@@ -287,8 +377,10 @@ final class TransitionRepository {
      *
      * @param applied   the ids whose transition is (now or already) written; the others lost their lease
      * @param continued for each applied {@code continue}, the claimed row of its next step
+     * @param newWork   the queues that have work to pick now: those of the children started, and of the parents
+     *                  woken because their children ended
      */
-    record Applied(Set<Long> applied, Map<Long, ClaimedStep> continued) {
+    record Applied(Set<Long> applied, Map<Long, ClaimedStep> continued, Set<String> newWork) {
     }
 
     /** The statement that writes a transition, in the order a batch runs them. */
@@ -308,9 +400,23 @@ final class TransitionRepository {
     private Applied applyByKind(Map<Statement, List<Transition>> byKind, Duration lease) {
         Set<Long> applied = new HashSet<>();
         Map<Long, ClaimedStep> continued = new HashMap<>();
-        List<Transition> awaits = byKind.getOrDefault(Statement.AWAIT, List.of());
-        if (!awaits.isEmpty()) {
-            planning.hot().sql(lockForAwaitSql).param("id", ids(awaits)).query(Long.class).list();
+        Set<String> newWork = new HashSet<>();
+        List<Transition> locked = byKind.values().stream().flatMap(List::stream)
+                .filter(transition -> transition.kind() == Outcome.Kind.AWAIT || !transition.children().isEmpty())
+                .toList();
+        if (!locked.isEmpty()) {
+            Set<Long> claimed = new HashSet<>();
+            onClaims(lockClaimsSql, locked).query(rs -> {
+                if (rs.getBoolean("claimed")) {
+                    claimed.add(rs.getLong("id"));
+                }
+            });
+            List<Transition> parents = locked.stream()
+                    .filter(transition -> !transition.children().isEmpty() && claimed.contains(transition.id()))
+                    .toList();
+            if (!parents.isEmpty()) {
+                newWork.addAll(startChildren(parents));
+            }
         }
         List<Transition> terminal = new ArrayList<>();
         byKind.forEach((kind, batch) -> {
@@ -326,13 +432,89 @@ final class TransitionRepository {
             }
         });
         if (!terminal.isEmpty()) {
-            List<Long> ended = applyTerminal(terminal);
+            List<Long> ended = new ArrayList<>();
+            List<Long> parents = new ArrayList<>();
+            onClaims(applyTerminalSql, terminal)
+                    .param("status", column(terminal, "text", transition -> transition.kind() == Outcome.Kind.DONE
+                            ? InstanceStatus.DONE.label() : InstanceStatus.FAILED.label()))
+                    .param("result", column(terminal, "text", Transition::resultJson))
+                    .param("error", column(terminal, "text", Transition::error))
+                    .query(rs -> {
+                        ended.add(rs.getLong("id"));
+                        long parent = rs.getLong("parent_id");
+                        if (!rs.wasNull()) {
+                            parents.add(parent);
+                        }
+                    });
             applied.addAll(ended);
             if (!ended.isEmpty()) {
                 planning.hot().sql(clearInboxesSql).param("id", new SqlArrayValue("int8", ended.toArray())).update();
             }
+            if (!parents.isEmpty()) {
+                newWork.addAll(childrenEnded(planning, childrenEndedSql, parents));
+            }
         }
-        return new Applied(applied, continued);
+        return new Applied(applied, continued, newWork);
+    }
+
+    /**
+     * Counts ended children at their parents and wakes the parents whose join is complete ({@code CHILDREN_ENDED},
+     * qualified as {@code sql}), one parent id per ended child; the queues of the woken parents. Also used by a
+     * cancel, which ends children too.
+     */
+    static Set<String> childrenEnded(StatementPlanning planning, String sql, List<Long> parentIds) {
+        Set<String> woken = new HashSet<>();
+        planning.hot().sql(sql)
+                .param("parentId", new SqlArrayValue("int8", parentIds.toArray()))
+                .query(rs -> {
+                    if (rs.getBoolean("wakes")) {
+                        woken.add(rs.getString("queue"));
+                    }
+                });
+        return woken;
+    }
+
+    /** Inserts the children of {@code parents}, claims this transaction holds locked; the queues that got work. */
+    private List<String> startChildren(List<Transition> parents) {
+        List<NewChild> children = new ArrayList<>();
+        List<Long> parentOf = new ArrayList<>();
+        for (Transition parent : parents) {
+            for (NewChild child : parent.children()) {
+                children.add(child);
+                parentOf.add(parent.id());
+            }
+        }
+        // In unique-key order, so that concurrent inserts sharing keys cannot deadlock (docs/DESIGN.md, pitfall P5).
+        Integer[] order = new Integer[children.size()];
+        for (int k = 0; k < order.length; k++) {
+            order[k] = k;
+        }
+        Arrays.sort(order, Comparator.comparing((Integer k) -> children.get(k).row().uniqueKey(),
+                Comparator.nullsLast(Comparator.naturalOrder())));
+        List<NewChild> sorted = Arrays.stream(order).map(children::get).toList();
+        List<Long> parentIds = Arrays.stream(order).map(parentOf::get).toList();
+        return planning.hot().sql(startChildrenSql)
+                .param("machine", childColumn(sorted, "text", NewInstance::machine))
+                .param("version", childColumn(sorted, "int4", NewInstance::version))
+                .param("step", childColumn(sorted, "text", NewInstance::step))
+                .param("state", childColumn(sorted, "text", NewInstance::stateJson))
+                .param("queue", childColumn(sorted, "text", NewInstance::queue))
+                .param("priority", childColumn(sorted, "int4", row -> (int) row.priority()))
+                .param("partitionKey", childColumn(sorted, "text", NewInstance::partitionKey))
+                .param("delayMs", childColumn(sorted, "int8", NewInstance::delayMillis))
+                .param("uniqueKey", childColumn(sorted, "text", NewInstance::uniqueKey))
+                .param("uniqueScope", childColumn(sorted, "text", NewInstance::uniqueScope))
+                .param("parentId", new SqlArrayValue("int8", parentIds.toArray()))
+                .param("cancelWithParent", new SqlArrayValue("bool",
+                        sorted.stream().map(NewChild::cancelWithParent).toArray()))
+                .param("claimed", ids(parents))
+                .query(String.class)
+                .list();
+    }
+
+    private static SqlArrayValue childColumn(List<NewChild> children, String type,
+            Function<NewInstance, @Nullable Object> value) {
+        return new SqlArrayValue(type, children.stream().map(child -> value.apply(child.row())).toArray());
     }
 
     private List<Long> applyNext(List<Transition> batch) {
@@ -387,21 +569,14 @@ final class TransitionRepository {
         return onClaims(applyAwaitSql, batch)
                 .param("awaits", column(batch, "text", Transition::firstAwaited))
                 .param("timeoutMs", column(batch, "int8", Transition::timeoutMillis))
+                .param("joinOn", column(batch, "text", transition -> transition.join() == null ? null
+                        : transition.join().name().toLowerCase(Locale.ROOT)))
+                .param("childrenSeen", column(batch, "int4", Transition::childrenSeen))
                 .param("state", column(batch, "text", Transition::stateJson))
                 .param("seenInstance", new SqlArrayValue("int8", seenInstance.toArray()))
                 .param("seenSignal", new SqlArrayValue("int8", seenSignal.toArray()))
                 .param("setInstance", new SqlArrayValue("int8", setInstance.toArray()))
                 .param("setName", new SqlArrayValue("text", setName.toArray()))
-                .query(Long.class)
-                .list();
-    }
-
-    private List<Long> applyTerminal(List<Transition> batch) {
-        return onClaims(applyTerminalSql, batch)
-                .param("status", column(batch, "text", transition -> transition.kind() == Outcome.Kind.DONE
-                        ? InstanceStatus.DONE.label() : InstanceStatus.FAILED.label()))
-                .param("result", column(batch, "text", Transition::resultJson))
-                .param("error", column(batch, "text", Transition::error))
                 .query(Long.class)
                 .list();
     }

@@ -94,16 +94,21 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
-                "durable-schema-v4", "durable-schema-v5", "durable-schema-v6");
-        // Every stored value is kept; the new columns are empty.
-        assertThat(rowsWithout("durable_instance", "deadline", "awaits_set")).isEqualTo(instancesBefore);
+                "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v8");
+        // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
+        assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "parent_id", "cancel_with_parent",
+                "children_started", "children_ended", "awaits_children")).isEqualTo(instancesBefore);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance"
-                + " WHERE deadline IS NOT NULL OR awaits_set IS NOT NULL", Long.class)).isZero();
+                + " WHERE deadline IS NOT NULL OR awaits_set IS NOT NULL OR parent_id IS NOT NULL"
+                + " OR cancel_with_parent IS NOT NULL OR awaits_children IS NOT NULL"
+                + " OR children_started <> 0 OR children_ended <> 0", Long.class)).isZero();
         assertThat(rows("durable_signal")).isEqualTo(signalsBefore);
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_deadline")).isTrue();
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_ended")).isTrue();
+        assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
+                Boolean.class, SCHEMA + ".durable_instance_parent")).isTrue();
 
         // The upgraded database runs on: the engine registers its node, the crashed claim is reaped and re-run,
         // and every live instance finishes; the ended ones stay as they were. The new schedule table takes the

@@ -48,7 +48,7 @@ class CancelRaceTest {
 
     @Test
     void theCancelCommitsFirst_theStepsOutcomeIsFencedOff() {
-        assertThat(repositories.cancels().cancel(List.of(id), "customer withdrew"))
+        assertThat(repositories.cancels().cancel(List.of(id), "customer withdrew").results())
                 .containsExactly(new CancelResult(id, CancelResult.Cancellation.CANCELLED, InstanceStatus.EXECUTING));
 
         TransitionRepository.Applied applied = repositories.transitions().apply(
@@ -73,7 +73,7 @@ class CancelRaceTest {
                     threads);
             RowLocks.awaitLockWait("/* durable: next */");
             cancel = CompletableFuture.supplyAsync(
-                    () -> repositories.cancels().cancel(List.of(id), "customer withdrew"), threads);
+                    () -> repositories.cancels().cancel(List.of(id), "customer withdrew").results(), threads);
             RowLocks.awaitLockWaits("/* durable: ", 2);
             blocker.commit();
         }

@@ -118,7 +118,7 @@ class DeadlineRaceTest {
         DefaultStepContext context = new DefaultStepContext(claimed, new dev.durable.Inbox(
                 claimed.inbox().stream().filter(signal -> claimed.awaits(signal.name()))
                         .<dev.durable.Signal>map(signal -> new InboxSignal(signal, new dev.durable.json.JacksonJsonCodec())).toList(),
-                List.of()));
+                List.of()), parentId -> List.of());
         if (context.timedOut()) {
             assertThat(context.awaited()).isEmpty();
             return "timed out";

@@ -62,7 +62,7 @@ class NoLostWakeUpTest {
             RowLocks.awaitLockWait("/* durable: deliver signal */");
             CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> transitions.apply(
                     List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
-            RowLocks.awaitLockWait("/* durable: await");
+            RowLocks.awaitLockWait("/* durable: lock claims */");
 
             blocker.commit();
 
@@ -78,7 +78,7 @@ class NoLostWakeUpTest {
         try (Connection blocker = RowLocks.lockRow(dataSource, claimed.id())) {
             CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> transitions.apply(
                     List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
-            RowLocks.awaitLockWait("/* durable: await");
+            RowLocks.awaitLockWait("/* durable: lock claims */");
             CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
                     () -> signals.deliver(claimed.id(), "paid", "{\"amount\": 5}", null).result(), threads);
             RowLocks.awaitLockWait("/* durable: deliver signal */");

@@ -36,7 +36,7 @@ class QueryPlanTest {
     /**
      * ROWS rows over 5 queues: 1% runnable (half of those timers due up to an hour ahead), 1% executing, 1% parked
      * (half of those with a deadline), 1% cancelled, the rest done (ended rows last updated up to a week ago); a
-     * signal for every 10th row.
+     * signal for every 10th row; every 10th row is a child of the row five before it.
      */
     @BeforeAll
     static void fillTheTable() {
@@ -44,7 +44,7 @@ class QueryPlanTest {
         TestDatabase.jdbc().update("""
                 INSERT INTO durable_it.durable_instance
                     (machine, machine_version, step, state, queue, status, eligible_at, partition_key,
-                     lease_owner, lease_token, lease_expires_at, updated_at)
+                     lease_owner, lease_token, lease_expires_at, updated_at, parent_id, cancel_with_parent)
                 SELECT 'm', 1, 's', '{}', 'q' || (g % 5),
                        (CASE g % 100 WHEN 0 THEN 'runnable' WHEN 1 THEN 'executing' WHEN 2 THEN 'awaiting_signal'
                                      WHEN 3 THEN 'cancelled' ELSE 'done' END)::durable_it.durable_status,
@@ -54,7 +54,9 @@ class QueryPlanTest {
                        CASE WHEN g % 100 = 1 THEN 'node:1' END,
                        CASE WHEN g % 100 = 1 THEN g END,
                        CASE WHEN g % 100 = 1 THEN now() + interval '1 minute' END,
-                       now() - (g % 10000) * interval '1 minute'
+                       now() - (g % 10000) * interval '1 minute',
+                       CASE WHEN g % 10 = 5 THEN g - 5 END,
+                       CASE WHEN g % 10 = 5 THEN true END
                 FROM generate_series(1, ?) g
                 """, ROWS);
         // The parked rows: every other one with a deadline, from ten minutes ago to ten minutes ahead.
@@ -131,8 +133,7 @@ class QueryPlanTest {
 
     @Test
     void theParkLocksAndRechecksByIndex() {
-        String lock = explain(TransitionRepository.LOCK_FOR_AWAIT, new MapSqlParameterSource()
-                .addValue("id", new SqlArrayValue("int8", 1001L, 2001L)));
+        String lock = explain(TransitionRepository.LOCK_CLAIMS, claims());
         String park = explain(TransitionRepository.APPLY_AWAIT, claims()
                 .addValue("awaits", new SqlArrayValue("text", "sig", "sig"))
                 .addValue("setInstance", new SqlArrayValue("int8", 2001L, 2001L))
@@ -140,7 +141,9 @@ class QueryPlanTest {
                 .addValue("timeoutMs", new SqlArrayValue("int8", null, 60_000L))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
                 .addValue("seenInstance", new SqlArrayValue("int8"))
-                .addValue("seenSignal", new SqlArrayValue("int8")));
+                .addValue("seenSignal", new SqlArrayValue("int8"))
+                .addValue("joinOn", new SqlArrayValue("text", null, "all"))
+                .addValue("childrenSeen", new SqlArrayValue("int4", 0, 0)));
 
         assertThat(lock).contains("durable_instance_pkey").doesNotContain("Seq Scan");
         assertThat(park).contains("durable_instance_pkey").containsAnyOf("durable_signal_inbox", "durable_signal_dedup")
@@ -277,6 +280,40 @@ class QueryPlanTest {
                 .addValue("reason", "operator"));
 
         assertThat(cancel).contains("durable_instance_pkey").doesNotContain("Seq Scan");
+    }
+
+    /**
+     * Children: a batch's children are inserted in one statement that counts them at their parents by primary key;
+     * a child's end reaches its parent by primary key; a parent reads its children, and a cancel cascades to them,
+     * through the parent index (docs/DESIGN.md, "Children").
+     */
+    @Test
+    void childrenAreStartedCountedReadAndCancelledThroughIndexes() {
+        String start = explain(TransitionRepository.START_CHILDREN, new MapSqlParameterSource()
+                .addValue("machine", new SqlArrayValue("text", "m", "m"))
+                .addValue("version", new SqlArrayValue("int4", 1, 1))
+                .addValue("step", new SqlArrayValue("text", "s", "s"))
+                .addValue("state", new SqlArrayValue("text", "{}", "{}"))
+                .addValue("queue", new SqlArrayValue("text", "q0", "q0"))
+                .addValue("priority", new SqlArrayValue("int4", 0, 0))
+                .addValue("partitionKey", new SqlArrayValue("text", null, null))
+                .addValue("delayMs", new SqlArrayValue("int8", 0L, 0L))
+                .addValue("uniqueKey", new SqlArrayValue("text", null, "line-7"))
+                .addValue("uniqueScope", new SqlArrayValue("text", "{runnable}", "{runnable}"))
+                .addValue("parentId", new SqlArrayValue("int8", 1001L, 1001L))
+                .addValue("cancelWithParent", new SqlArrayValue("bool", true, false))
+                .addValue("claimed", new SqlArrayValue("int8", 1001L)));
+        String ended = explain(TransitionRepository.CHILDREN_ENDED, new MapSqlParameterSource()
+                .addValue("parentId", new SqlArrayValue("int8", 1000L, 1000L, 2000L)));
+        String read = explain(QueryRepository.CHILDREN, new MapSqlParameterSource().addValue("parentId", 1000L));
+        String cascade = explain(CancelRepository.CANCEL_CHILDREN, new MapSqlParameterSource()
+                .addValue("parentId", new SqlArrayValue("int8", 1000L, 2000L))
+                .addValue("reason", "operator"));
+
+        assertThat(start).contains("durable_instance_pkey").doesNotContain("Seq Scan on durable_instance");
+        assertThat(ended).contains("durable_instance_pkey").doesNotContain("Seq Scan");
+        assertThat(read).contains("durable_instance_parent").doesNotContain("Seq Scan").doesNotContain("Sort");
+        assertThat(cascade).contains("durable_instance_parent", "durable_instance_pkey").doesNotContain("Seq Scan");
     }
 
     /** A crashed step's hand-back reaches its row by primary key, like every fenced write. */

@@ -82,7 +82,8 @@ class QueueSlotsTest {
     /** Every way a step ends goes through RunningStep.end(): reaching it twice (a race of two enders) frees once. */
     @Test
     void aStepEndedTwiceFreesItsSlotOnce() throws InterruptedException {
-        RunningStep step = new RunningStep(new ClaimedStep(1, "m", 1, "s", "{}", List.of(), false, 0, 7, "q", null, List.of()),
+        RunningStep step = new RunningStep(new ClaimedStep(1, "m", 1, "s", "{}", List.of(), false, 0, 7, "q", null, List.of(),
+                ClaimedStep.Family.NONE),
                 slots.take());
         step.beginCommitting();
         CountDownLatch bothReady = new CountDownLatch(2);

@@ -78,6 +78,7 @@ class RunningStepTest {
     }
 
     private static ClaimedStep claimed(String step) {
-        return new ClaimedStep(1, "m", 1, step, "{}", List.of(), false, 0, 7, "q", null, List.of());
+        return new ClaimedStep(1, "m", 1, step, "{}", List.of(), false, 0, 7, "q", null, List.of(),
+                ClaimedStep.Family.NONE);
     }
 }

@@ -2,6 +2,7 @@ package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durable.Outcome;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.testing.CountingDataSource;
 import dev.durable.testing.TestDatabase;
@@ -16,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * The statement-count contract: the cost of the hot path in statements does not grow with the batch. A pick of
  * 1 row and of 50 rows is one statement each; a signal delivery is one statement; a batch of next (or retry)
  * outcomes is one statement without a transaction around it, and so is a batch of inline continuations; a batch
- * of terminal outcomes is two statements in one transaction; a heartbeat for many claims is one statement.
+ * of terminal outcomes is two statements in one transaction; a heartbeat for many claims is one statement; a step
+ * starting 10,000 children is three statements, and the ends of a batch of children three.
  */
 class StatementCountTest {
 
@@ -120,4 +122,61 @@ class StatementCountTest {
 
         assertThat(counting.statements()).hasSize(1);
     }
+
+    /**
+     * Fan-out: a step that starts 10,000 children and parks on them commits in three statements (lock the claim,
+     * insert every child and count them at the parent, park), in one transaction.
+     */
+    @Test
+    void aStepStartingTenThousandChildrenCommitsInThreeStatements() {
+        insert(1);
+        ClaimedStep parent = pick(1).get(0);
+        List<NewChild> children = IntStream.range(0, 10_000)
+                .mapToObj(i -> new NewChild(new NewInstance("m", 1, "s", "{\"line\":" + i + "}", "q", (short) 0,
+                        null, 0, null, "{runnable,executing,awaiting_signal}"), true))
+                .toList();
+        counting.reset();
+
+        long started = System.nanoTime();
+        var result = transitions.apply(List.of(Transition.await(parent.claim(), List.of(), Outcome.Join.ALL, 0, null,
+                null, List.of()).startingChildren(children)), false);
+        long elapsedMs = (System.nanoTime() - started) / 1_000_000;
+
+        assertThat(result.applied()).containsExactly(parent.id());
+        assertThat(counting.statements()).hasSize(3);
+        assertThat(counting.commits()).hasSize(1);
+        assertThat(TestDatabase.row(parent.id())).containsEntry("children_started", 10_000)
+                .containsEntry("awaits_children", 10_000);
+        System.out.println("fan-out of 10,000 children: 3 statements, " + elapsedMs + " ms");
+    }
+
+    /**
+     * Fan-in: a batch of children's terminal outcomes is three statements in one transaction (end them, clear their
+     * inboxes, count them at their parents), whatever the number of children or parents; the parent whose last child
+     * ended wakes in the same statement.
+     */
+    @Test
+    void theEndsOfABatchOfChildrenAreCountedAtTheirParentsInOneStatement() {
+        insert(1);
+        ClaimedStep parent = pick(1).get(0);
+        List<NewChild> children = IntStream.range(0, 50)
+                .mapToObj(i -> new NewChild(new NewInstance("m", 1, "s", "{}", "q", (short) 0, null, 0, null,
+                        "{runnable,executing,awaiting_signal}"), true))
+                .toList();
+        transitions.apply(List.of(Transition.await(parent.claim(), List.of(), Outcome.Join.ALL, 0, null, null,
+                List.of()).startingChildren(children)), false);
+        List<ClaimedStep> claimed = pick(50);
+        counting.reset();
+
+        var result = transitions.apply(claimed.stream().map(step -> Transition.done(step.claim(), "1")).toList(),
+                false);
+
+        assertThat(result.applied()).hasSize(50);
+        assertThat(result.newWork()).containsExactly("q");
+        assertThat(counting.statements()).hasSize(3);
+        assertThat(counting.commits()).hasSize(1);
+        assertThat(TestDatabase.row(parent.id())).containsEntry("status", "runnable")
+                .containsEntry("children_ended", 50);
+    }
+
 }

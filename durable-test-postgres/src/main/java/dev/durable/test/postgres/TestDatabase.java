@@ -121,6 +121,7 @@ public final class TestDatabase {
                 SELECT id, machine, machine_version, step, status::text AS status, state::text AS state,
                        result::text AS result, awaits, awaits_set::text AS awaits_set, deadline, queue, priority, partition_key, attempt, last_error,
                        lease_owner, lease_token, lease_expires_at, unique_key, unique_guard,
+                       parent_id, cancel_with_parent, children_started, children_ended, awaits_children,
                        eligible_at, (eligible_at - now()) AS eligible_in,
                        extract(epoch FROM (eligible_at - now())) AS eligible_in_seconds
                 FROM %s WHERE id = ?
