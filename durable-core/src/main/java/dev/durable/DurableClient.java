@@ -65,6 +65,23 @@ public interface DurableClient {
     CancelResult cancel(long instanceId, @Nullable String reason);
 
     /**
+     * The history of an instance, oldest first: every transition committed since it started (when history is on, the
+     * default), including cancels, operators' retries and claims that ended without an outcome. Empty for an instance
+     * that does not exist, or whose history is off or was deleted with it.
+     */
+    default List<HistoryEntry> history(long instanceId) {
+        return history(instanceId, 0, InstanceQuery.MAX_LIMIT);
+    }
+
+    /**
+     * A page of an instance's history: at most {@code limit} entries (1 to {@link InstanceQuery#MAX_LIMIT}) whose id
+     * is greater than {@code afterId}, oldest first; pass the last entry's id for the next page.
+     *
+     * @throws IllegalArgumentException for a limit out of range
+     */
+    List<HistoryEntry> history(long instanceId, long afterId, int limit);
+
+    /**
      * One instance, whatever its machine (registered on this node or not); its {@link DurableInstance#state(Class)}
      * and {@link DurableInstance#result(Class)} read with this engine's JSON codec.
      */

@@ -36,7 +36,7 @@ final class CancelRepository {
     static final String CANCEL = """
             /* durable: cancel */
             WITH target AS (
-                SELECT id, status, parent_id
+                SELECT id, status, parent_id, step, attempt, lease_token
                 FROM {schema}.durable_instance
                 WHERE id = ANY (:id::bigint[])
                 ORDER BY id
@@ -50,6 +50,13 @@ final class CancelRepository {
                 WHERE d.id = ANY (:id::bigint[]) AND d.id = t.id
                   AND t.status IN ('runnable', 'executing', 'awaiting_signal')
                 RETURNING d.id
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node, lease_token,
+                                                      error)
+                SELECT t.id, t.step, 'cancel', 'cancelled', t.attempt, :node,
+                       CASE WHEN t.status = 'executing' THEN t.lease_token END, :reason
+                FROM target t JOIN cancelled c ON c.id = t.id
+                WHERE CAST(:history AS boolean)
             )
             SELECT t.id, t.status::text AS status, (c.id IS NOT NULL) AS cancelled, t.parent_id
             FROM target t LEFT JOIN cancelled c ON c.id = t.id
@@ -64,7 +71,7 @@ final class CancelRepository {
     static final String CANCEL_CHILDREN = """
             /* durable: cancel children */
             WITH target AS (
-                SELECT id, status, parent_id
+                SELECT id, status, parent_id, step, attempt, lease_token
                 FROM {schema}.durable_instance
                 WHERE parent_id = ANY (:parentId::bigint[]) AND cancel_with_parent
                   AND status IN ('runnable', 'executing', 'awaiting_signal')
@@ -78,6 +85,13 @@ final class CancelRepository {
                 FROM target t
                 WHERE d.id = ANY (ARRAY(SELECT id FROM target)) AND d.id = t.id
                 RETURNING d.id
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node, lease_token,
+                                                      error)
+                SELECT t.id, t.step, 'cancel', 'cancelled', t.attempt, :node,
+                       CASE WHEN t.status = 'executing' THEN t.lease_token END, :reason
+                FROM target t JOIN cancelled c ON c.id = t.id
+                WHERE CAST(:history AS boolean)
             )
             SELECT t.id, t.status::text AS status, (c.id IS NOT NULL) AS cancelled, t.parent_id
             FROM target t LEFT JOIN cancelled c ON c.id = t.id
@@ -87,6 +101,7 @@ final class CancelRepository {
     private static final int DEADLOCK_ATTEMPTS = 3;
 
     private final StatementPlanning planning;
+    private final History history;
     /** Joins the caller's transaction on the engine's DataSource, or begins one for the statements. */
     private final TransactionTemplate transaction;
     private final String cancelSql;
@@ -94,8 +109,9 @@ final class CancelRepository {
     private final String clearInboxesSql;
     private final String childrenEndedSql;
 
-    CancelRepository(DataSource dataSource, StatementPlanning planning) {
+    CancelRepository(DataSource dataSource, StatementPlanning planning, History history) {
         this.planning = planning;
+        this.history = history;
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.cancelSql = planning.qualify(CANCEL);
         this.cancelChildrenSql = planning.qualify(CANCEL_CHILDREN);
@@ -164,26 +180,27 @@ final class CancelRepository {
      * Runs one cancelling statement; records what became of each row it locked, the executing ones it cancelled, and
      * the parent of each row it cancelled (one entry per child). Returns the ids it cancelled.
      */
-    private static List<Long> cancelRows(JdbcClient.StatementSpec statement, String reason,
+    private List<Long> cancelRows(JdbcClient.StatementSpec statement, String reason,
             Map<Long, CancelResult> found, Set<Long> executing, List<Long> endedParents) {
         List<Long> cancelled = new ArrayList<>();
-        statement.param("reason", reason).query(rs -> {
-            long id = rs.getLong("id");
-            InstanceStatus status = InstanceStatus.fromLabel(rs.getString("status"));
-            boolean now = rs.getBoolean("cancelled");
-            long parent = rs.getLong("parent_id");
-            boolean hasParent = !rs.wasNull();
-            if (now) {
-                cancelled.add(id);
-                if (status == InstanceStatus.EXECUTING) {
-                    executing.add(id);
-                }
-                if (hasParent) {
-                    endedParents.add(parent);
-                }
-            }
-            found.put(id, new CancelResult(id, outcome(status, now), status));
-        });
+        statement.param("reason", reason).param("history", history.recorded()).param("node", history.node())
+                .query(rs -> {
+                    long id = rs.getLong("id");
+                    InstanceStatus status = InstanceStatus.fromLabel(rs.getString("status"));
+                    boolean now = rs.getBoolean("cancelled");
+                    long parent = rs.getLong("parent_id");
+                    boolean hasParent = !rs.wasNull();
+                    if (now) {
+                        cancelled.add(id);
+                        if (status == InstanceStatus.EXECUTING) {
+                            executing.add(id);
+                        }
+                        if (hasParent) {
+                            endedParents.add(parent);
+                        }
+                    }
+                    found.put(id, new CancelResult(id, outcome(status, now), status));
+                });
         return cancelled;
     }
 

@@ -131,19 +131,27 @@ final class ClaimRepository {
     static final String REAP = """
             /* durable: reap */
             WITH expired AS (
-                SELECT id FROM {schema}.durable_instance
+                SELECT id, lease_token FROM {schema}.durable_instance
                 WHERE status = 'executing' AND lease_expires_at < now()
                 ORDER BY id
                 LIMIT :limit
                 FOR NO KEY UPDATE SKIP LOCKED
+            ), reaped AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable', attempt = d.attempt + 1,
+                    last_error = 'lease of ' || coalesce(d.lease_owner, '?') || ' expired at step ' || d.step,
+                    lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM expired
+                WHERE d.id = expired.id
+                RETURNING d.id, d.queue, d.step, d.attempt, d.last_error, expired.lease_token
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node, lease_token,
+                                                      error)
+                SELECT id, step, 'reap', 'runnable', attempt - 1, :node, lease_token, last_error
+                FROM reaped
+                WHERE CAST(:history AS boolean)
             )
-            UPDATE {schema}.durable_instance d
-            SET status = 'runnable', attempt = d.attempt + 1,
-                last_error = 'lease of ' || coalesce(d.lease_owner, '?') || ' expired at step ' || d.step,
-                lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
-            FROM expired
-            WHERE d.id = expired.id
-            RETURNING d.id, d.queue
+            SELECT id, queue FROM reaped
             """;
 
     // A node that restarts releases the claims of its earlier starts (same stable name, other suffix) as soon as
@@ -153,34 +161,51 @@ final class ClaimRepository {
     static final String RELEASE_EARLIER_STARTS = """
             /* durable: release earlier starts */
             WITH stale AS (
-                SELECT id FROM {schema}.durable_instance
+                SELECT id, lease_token FROM {schema}.durable_instance
                 WHERE status = 'executing'
                   AND starts_with(lease_owner, :ownerPrefix) AND lease_owner <> :owner
                   AND lease_expires_at < now() + :staleBeforeExpiryMs * interval '1 millisecond'
                 ORDER BY id
                 FOR NO KEY UPDATE SKIP LOCKED
+            ), released AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable', attempt = d.attempt + 1,
+                    last_error = 'claim of ' || coalesce(d.lease_owner, '?') || ' released by a later start at step '
+                                 || d.step,
+                    lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM stale
+                WHERE d.id = stale.id
+                RETURNING d.id, d.queue, d.step, d.attempt, d.last_error, stale.lease_token
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node, lease_token,
+                                                      error)
+                SELECT id, step, 'release', 'runnable', attempt - 1, :node, lease_token, last_error
+                FROM released
+                WHERE CAST(:history AS boolean)
             )
-            UPDATE {schema}.durable_instance d
-            SET status = 'runnable', attempt = d.attempt + 1,
-                last_error = 'claim of ' || coalesce(d.lease_owner, '?') || ' released by a later start at step '
-                             || d.step,
-                lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
-            FROM stale
-            WHERE d.id = stale.id
-            RETURNING d.id, d.queue
+            SELECT id, queue FROM released
             """;
 
     // Graceful shutdown: unfinished claims go back to runnable at once, attempt unchanged (the step did not fail,
     // the node left), fenced like an outcome.
     static final String RELEASE = """
             /* durable: release */
-            WITH o AS (SELECT * FROM unnest(:id::bigint[], :token::bigint[]) AS o(id, token))
-            UPDATE {schema}.durable_instance d
-            SET status = 'runnable',
-                lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
-            FROM o
-            WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
-            RETURNING d.id
+            WITH o AS (SELECT * FROM unnest(:id::bigint[], :token::bigint[]) AS o(id, token)
+            ), released AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable',
+                    lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM o
+                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                RETURNING d.id, d.step, d.attempt, o.token
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node, lease_token,
+                                                      error)
+                SELECT id, step, 'release', 'runnable', attempt, :node, token, 'released at shutdown'
+                FROM released
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT id FROM released
             """;
 
     // A step that died of an Error is handed back at once, as the reaper would hand back a crashed step (attempt + 1,
@@ -189,14 +214,23 @@ final class ClaimRepository {
     // overflow, say) retries slowly instead of spinning through the queue.
     static final String RETURN_CRASHED = """
             /* durable: return crashed */
-            WITH o AS (SELECT * FROM unnest(:id::bigint[], :token::bigint[]) AS o(id, token))
-            UPDATE {schema}.durable_instance d
-            SET status = 'runnable', attempt = d.attempt + 1, last_error = :error,
-                eligible_at = now() + make_interval(secs => least(power(2, d.attempt), 60)),
-                lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
-            FROM o
-            WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
-            RETURNING d.id
+            WITH o AS (SELECT * FROM unnest(:id::bigint[], :token::bigint[]) AS o(id, token)
+            ), returned AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable', attempt = d.attempt + 1, last_error = :error,
+                    eligible_at = now() + make_interval(secs => least(power(2, d.attempt), 60)),
+                    lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM o
+                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                RETURNING d.id, d.step, d.attempt, o.token
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node, lease_token,
+                                                      error)
+                SELECT id, step, 'crash', 'runnable', attempt - 1, :node, token, :error
+                FROM returned
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT id FROM returned
             """;
 
     // When the next runnable row of a queue falls due (NULL when none waits): a durable timer, a retry's back-off, a
@@ -227,6 +261,7 @@ final class ClaimRepository {
             """;
 
     private final StatementPlanning planning;
+    private final History history;
     private final String pickSql;
     private final String untilNextEligibleSql;
     private final String heartbeatSql;
@@ -236,8 +271,9 @@ final class ClaimRepository {
     private final String releaseSql;
     private final String returnCrashedSql;
 
-    ClaimRepository(StatementPlanning planning) {
+    ClaimRepository(StatementPlanning planning, History history) {
         this.planning = planning;
+        this.history = history;
         this.pickSql = planning.qualify(PICK);
         this.untilNextEligibleSql = planning.qualify(UNTIL_NEXT_ELIGIBLE);
         this.heartbeatSql = planning.qualify(HEARTBEAT);
@@ -306,7 +342,7 @@ final class ClaimRepository {
     /** Returns up to {@code limit} expired claims to runnable with attempt + 1; the reaped ids by queue. */
     Map<Long, String> reapExpired(int limit) {
         Map<Long, String> reaped = new LinkedHashMap<>();
-        planning.hot().sql(reapSql).param("limit", limit).query(rs -> {
+        recording(planning.hot().sql(reapSql)).param("limit", limit).query(rs -> {
             reaped.put(rs.getLong("id"), rs.getString("queue"));
         });
         return reaped;
@@ -321,7 +357,7 @@ final class ClaimRepository {
      */
     Map<Long, String> releaseEarlierStarts(String ownerPrefix, String owner, Duration lease, Duration staleAfter) {
         Map<Long, String> released = new LinkedHashMap<>();
-        planning.hot().sql(releaseEarlierStartsSql)
+        recording(planning.hot().sql(releaseEarlierStartsSql))
                 .param("ownerPrefix", ownerPrefix)
                 .param("owner", owner)
                 .param("staleBeforeExpiryMs", lease.minus(staleAfter).toMillis())
@@ -353,11 +389,22 @@ final class ClaimRepository {
                 .isEmpty();
     }
 
-    /** A hot statement with {@code claims} bound as its {@code :id} and {@code :token} arrays. */
+    /**
+     * A hot statement with {@code claims} bound as its {@code :id} and {@code :token} arrays, recording history as
+     * {@link #recording} says.
+     */
     private JdbcClient.StatementSpec onClaims(String sql, List<Claim> claims) {
-        return planning.hot().sql(sql)
+        return recording(planning.hot().sql(sql))
                 .param("id", new SqlArrayValue("int8", claims.stream().map(Claim::id).toArray()))
                 .param("token", new SqlArrayValue("int8", claims.stream().map(Claim::token).toArray()));
+    }
+
+    /**
+     * {@code statement} with whether it records the claims it ends in the instances' history ({@code :history}) and
+     * as which node ({@code :node}); statements that record nothing ignore both.
+     */
+    private JdbcClient.StatementSpec recording(JdbcClient.StatementSpec statement) {
+        return statement.param("history", history.recorded()).param("node", history.node());
     }
 
     private static Claim claim(ResultSet rs, int rowNum) throws SQLException {

@@ -217,7 +217,7 @@ final class Committer {
                 // ever (docs/DESIGN.md, pitfall P10).
                 log.error("The database refused outcome {} of instance {}; the instance fails instead", write.kind(),
                         write.id(), e);
-                writes = List.of(Transition.stop(write.claim(), StepRunner.describe(e)));
+                writes = List.of(write.refused(StepRunner.describe(e)));
             }
         }
     }

@@ -3,6 +3,7 @@ package dev.durable.runtime;
 import dev.durable.CancelResult;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
+import dev.durable.HistoryEntry;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
@@ -160,6 +161,15 @@ final class DefaultDurableClient implements DurableClient {
             cancellation.woken().forEach(wakeQueue);
         });
         return result;
+    }
+
+    @Override
+    public List<HistoryEntry> history(long instanceId, long afterId, int limit) {
+        if (limit < 1 || limit > InstanceQuery.MAX_LIMIT) {
+            throw new IllegalArgumentException("A history page holds 1 to " + InstanceQuery.MAX_LIMIT
+                    + " entries, not " + limit);
+        }
+        return queries.history(instanceId, afterId, limit);
     }
 
     @Override

@@ -93,12 +93,13 @@ public final class DurableEngine implements AutoCloseable {
         this.events = new EngineEvents(builder.listener);
         this.lifecycle = new NodeLifecycle(nodeId, events);
         StatementPlanning planning = new StatementPlanning(builder.dataSource, DurableSchema.named(settings.schema()));
-        this.claims = new ClaimRepository(planning);
+        History history = new History(settings.history(), nodeId);
+        this.claims = new ClaimRepository(planning, history);
         StoredValues values = new StoredValues(builder.codec);
         ScheduleRepository schedules = new ScheduleRepository(planning);
-        QueryRepository queries = new QueryRepository(planning);
+        QueryRepository queries = new QueryRepository(planning, history);
         this.client = new DefaultDurableClient(machines, new StartRepository(planning), queries,
-                new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning), values,
+                new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning, history), values,
                 events, this::wake, this::interruptCancelled);
         // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
         // the queue at once, not linger (holding the step) until their delay would have run out.
@@ -108,7 +109,7 @@ public final class DurableEngine implements AutoCloseable {
         this.ownsStepThreads = builder.stepThreads == null;
         this.stepThreads = builder.stepThreads != null ? builder.stepThreads : stepThreads(settings.virtualThreads());
         // The committer learns how many steps run user code (their transitions will arrive soon) from the slots.
-        this.committer = new Committer(new TransitionRepository(builder.dataSource, planning),
+        this.committer = new Committer(new TransitionRepository(builder.dataSource, planning, history),
                 () -> queues.values().stream().mapToInt(queue -> queue.slots().running()).sum(), this::wake,
                 lifecycle, events, settings);
         StepRunner runner = new StepRunner(machines, builder.codec, values, settings.stepTimeout(),

@@ -30,6 +30,7 @@ public final class EngineSettings {
     public static final Duration DEFAULT_MAX_RETRY_BACKOFF = Duration.ofSeconds(5);
     public static final Duration DEFAULT_BATCH_WINDOW = Duration.ofMillis(2);
     public static final boolean DEFAULT_INLINE_NEXT_STEPS = false;
+    public static final boolean DEFAULT_HISTORY = true;
     public static final Duration DEFAULT_SCHEDULE_MISFIRE_THRESHOLD = Duration.ofMinutes(1);
     public static final Duration DEFAULT_RETENTION_INTERVAL = Duration.ofMinutes(1);
     public static final int DEFAULT_RETENTION_BATCH_SIZE = 1000;
@@ -55,6 +56,7 @@ public final class EngineSettings {
     private final Duration maxRetryBackoff;
     private final Duration batchWindow;
     private final boolean inlineNextSteps;
+    private final boolean history;
     private final Duration scheduleMisfireThreshold;
     private final @Nullable Duration retentionDone;
     private final @Nullable Duration retentionFailed;
@@ -80,6 +82,7 @@ public final class EngineSettings {
         this.maxRetryBackoff = builder.maxRetryBackoff;
         this.batchWindow = builder.batchWindow;
         this.inlineNextSteps = builder.inlineNextSteps;
+        this.history = builder.history;
         this.scheduleMisfireThreshold = builder.scheduleMisfireThreshold;
         this.retentionDone = builder.retentionDone;
         this.retentionFailed = builder.retentionFailed;
@@ -116,6 +119,7 @@ public final class EngineSettings {
         builder.maxRetryBackoff = maxRetryBackoff;
         builder.batchWindow = batchWindow;
         builder.inlineNextSteps = inlineNextSteps;
+        builder.history = history;
         builder.scheduleMisfireThreshold = scheduleMisfireThreshold;
         builder.retentionDone = retentionDone;
         builder.retentionFailed = retentionFailed;
@@ -227,6 +231,14 @@ public final class EngineSettings {
     }
 
     /**
+     * Whether every committed transition of an instance is recorded in its history, in the transaction that commits
+     * it (docs/DESIGN.md, "History"); on by default.
+     */
+    public boolean history() {
+        return history;
+    }
+
+    /**
      * How late a schedule's tick may be found and still count as on time; ticks found later were missed and follow
      * their schedule's {@link dev.durable.MissPolicy}. Longer than the poll interval (the sweep's longest pause).
      */
@@ -284,6 +296,7 @@ public final class EngineSettings {
                 && Objects.equals(maxRetryBackoff, that.maxRetryBackoff)
                 && Objects.equals(batchWindow, that.batchWindow)
                 && inlineNextSteps == that.inlineNextSteps
+                && history == that.history
                 && Objects.equals(scheduleMisfireThreshold, that.scheduleMisfireThreshold)
                 && Objects.equals(retentionDone, that.retentionDone)
                 && Objects.equals(retentionFailed, that.retentionFailed)
@@ -296,7 +309,7 @@ public final class EngineSettings {
     public int hashCode() {
         return Objects.hash(nodeName, schema, leaseTtl, heartbeatInterval, pollInterval, reaperInterval,
                 reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
-                virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps,
+                virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps, history,
                 scheduleMisfireThreshold, retentionDone, retentionFailed, retentionCancelled, retentionInterval,
                 retentionBatchSize);
     }
@@ -310,7 +323,7 @@ public final class EngineSettings {
                 + ", zombieGracePeriod=" + zombieGracePeriod + ", maxZombies=" + maxZombies
                 + ", virtualThreads=" + virtualThreads + ", outcomeRetryTimeout=" + outcomeRetryTimeout
                 + ", maxRetryBackoff=" + maxRetryBackoff + ", batchWindow=" + batchWindow
-                + ", inlineNextSteps=" + inlineNextSteps
+                + ", inlineNextSteps=" + inlineNextSteps + ", history=" + history
                 + ", scheduleMisfireThreshold=" + scheduleMisfireThreshold + ", retentionDone=" + retentionDone
                 + ", retentionFailed=" + retentionFailed + ", retentionCancelled=" + retentionCancelled
                 + ", retentionInterval=" + retentionInterval
@@ -351,6 +364,7 @@ public final class EngineSettings {
         private Duration maxRetryBackoff = DEFAULT_MAX_RETRY_BACKOFF;
         private Duration batchWindow = DEFAULT_BATCH_WINDOW;
         private boolean inlineNextSteps = DEFAULT_INLINE_NEXT_STEPS;
+        private boolean history = DEFAULT_HISTORY;
         private Duration scheduleMisfireThreshold = DEFAULT_SCHEDULE_MISFIRE_THRESHOLD;
         private @Nullable Duration retentionDone;
         private @Nullable Duration retentionFailed;
@@ -450,6 +464,12 @@ public final class EngineSettings {
 
         public Builder inlineNextSteps(boolean inlineNextSteps) {
             this.inlineNextSteps = inlineNextSteps;
+            return this;
+        }
+
+        /** Whether every committed transition is recorded in the instance's history (default on). */
+        public Builder history(boolean history) {
+            this.history = history;
             return this;
         }
 

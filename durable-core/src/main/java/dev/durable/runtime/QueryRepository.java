@@ -1,10 +1,12 @@
 package dev.durable.runtime;
 
 import dev.durable.DurableInstance;
+import dev.durable.HistoryEntry;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
 import dev.durable.json.JsonCodec;
+import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -59,6 +61,17 @@ final class QueryRepository {
             FROM {schema}.durable_instance
             WHERE parent_id = :parentId
             ORDER BY id
+            """;
+
+    // A page of an instance's history, oldest first, through the history index.
+    static final String HISTORY = """
+            /* durable: history */
+            SELECT id, instance_id, step, event, next_step, status::text AS status, attempt, node, lease_token, at,
+                   duration_ms, error, signals
+            FROM {schema}.durable_history
+            WHERE instance_id = :instanceId AND id > :afterId
+            ORDER BY id
+            LIMIT :limit
             """;
 
     private static final String COUNT = """
@@ -122,34 +135,47 @@ final class QueryRepository {
     // runs again is no longer ended: its parent counts one ended child less (docs/DESIGN.md, "Children").
     private static final String RETRY_FAILED = """
             /* durable: retry failed */
-            WITH retried AS (
-                UPDATE {schema}.durable_instance
+            WITH target AS (
+                SELECT id, attempt FROM {schema}.durable_instance WHERE id = :id AND status = 'failed'
+                FOR NO KEY UPDATE
+            ), retried AS (
+                UPDATE {schema}.durable_instance d
                 SET status = 'runnable', attempt = 0, eligible_at = now(), lease_token = NULL, updated_at = now()
-                WHERE id = :id AND status = 'failed'
-                RETURNING queue, parent_id
+                FROM target t
+                WHERE d.id = :id AND d.id = t.id
+                RETURNING d.id, d.queue, d.parent_id, d.step, t.attempt
             ), parent AS (
                 UPDATE {schema}.durable_instance p
                 SET children_ended = p.children_ended - 1
                 FROM retried r
                 WHERE p.id = r.parent_id
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node)
+                SELECT id, step, 'retry_failed', 'runnable', attempt, :node
+                FROM retried
+                WHERE CAST(:history AS boolean)
             )
             SELECT queue FROM retried
             """;
 
     private final StatementPlanning planning;
+    private final History history;
     private final String findSql;
     private final String listSql;
     private final String childrenSql;
+    private final String historySql;
     private final String countSql;
     private final String summarizeSql;
     private final String summarizeLiveSql;
     private final String retryFailedSql;
 
-    QueryRepository(StatementPlanning planning) {
+    QueryRepository(StatementPlanning planning, History history) {
         this.planning = planning;
+        this.history = history;
         this.findSql = planning.qualify(FIND);
         this.listSql = planning.qualify(LIST);
         this.childrenSql = planning.qualify(CHILDREN);
+        this.historySql = planning.qualify(HISTORY);
         this.countSql = planning.qualify(COUNT);
         this.summarizeSql = planning.qualify(SUMMARIZE);
         this.summarizeLiveSql = planning.qualify(SUMMARIZE_LIVE);
@@ -177,6 +203,25 @@ final class QueryRepository {
     List<DurableInstance> children(long parentId, JsonCodec codec) {
         return planning.ordinary().sql(childrenSql).param("parentId", parentId)
                 .query((rs, i) -> instance(rs, codec)).list();
+    }
+
+    /** Up to {@code limit} history entries of {@code instanceId} after {@code afterId}, oldest first. */
+    List<HistoryEntry> history(long instanceId, long afterId, int limit) {
+        return planning.ordinary().sql(historySql)
+                .param("instanceId", instanceId)
+                .param("afterId", afterId)
+                .param("limit", limit)
+                .query((rs, i) -> {
+                    long duration = rs.getLong("duration_ms");
+                    Duration took = rs.wasNull() ? null : Duration.ofMillis(duration);
+                    Array signals = rs.getArray("signals");
+                    return new HistoryEntry(rs.getLong("id"), rs.getLong("instance_id"), rs.getString("step"),
+                            HistoryEntry.Event.fromLabel(rs.getString("event")), rs.getString("next_step"),
+                            InstanceStatus.fromLabel(rs.getString("status")), rs.getInt("attempt"),
+                            rs.getString("node"), rs.getObject("lease_token", Long.class), instant(rs, "at"), took,
+                            rs.getString("error"), signals == null ? List.of() : List.of((Long[]) signals.getArray()));
+                })
+                .list();
     }
 
     /** Instances per queue and status. */
@@ -221,7 +266,8 @@ final class QueryRepository {
      * @throws org.springframework.dao.DuplicateKeyException if another instance holds its unique key now
      */
     Optional<String> retryFailed(long id) {
-        return planning.ordinary().sql(retryFailedSql).param("id", id).query(String.class).optional();
+        return planning.ordinary().sql(retryFailedSql).param("id", id).param("history", history.recorded())
+                .param("node", history.node()).query(String.class).optional();
     }
 
     private static DurableInstance instance(ResultSet rs, JsonCodec codec) throws SQLException {

@@ -16,51 +16,70 @@ final class RetentionRepository {
     // is left for the next sweep. Only ended rows are ever locked. The batch's ids are collected into an array, so the
     // delete reaches each row by primary key whatever the planner estimates (a join on a CTE was planned as a hash
     // join over the whole table). Their signals go with them (ON DELETE CASCADE, found through the signals'
-    // (instance_id, dedup_key) index). An ended child whose parent is unfinished is kept: the parent may still read
+    // (instance_id, dedup_key) index), their history in the same statement (through the history index; the ids are
+    // collected into an array for the same reason). An ended child whose parent is unfinished is kept: the parent may still read
     // it (docs/DESIGN.md, "Children"). Its parent is probed by primary key, as a scalar subquery: NOT EXISTS was
     // planned as a hash of every unfinished row, built from a scan of the table.
     static final String DELETE_DONE = """
             /* durable: delete expired done */
-            DELETE FROM {schema}.durable_instance
-            WHERE id = ANY (ARRAY(
-                SELECT e.id FROM {schema}.durable_instance e
-                WHERE e.status = 'done' AND e.updated_at < now() - :keepMs * interval '1 millisecond'
-                  AND (e.parent_id IS NULL OR NOT coalesce((
-                      SELECT p.status IN ('runnable', 'executing', 'awaiting_signal')
-                      FROM {schema}.durable_instance p WHERE p.id = e.parent_id), false))
-                ORDER BY e.updated_at
-                LIMIT :limit
-                FOR UPDATE SKIP LOCKED))
+            WITH deleted AS (
+                DELETE FROM {schema}.durable_instance
+                WHERE id = ANY (ARRAY(
+                    SELECT e.id FROM {schema}.durable_instance e
+                    WHERE e.status = 'done' AND e.updated_at < now() - :keepMs * interval '1 millisecond'
+                      AND (e.parent_id IS NULL OR NOT coalesce((
+                          SELECT p.status IN ('runnable', 'executing', 'awaiting_signal')
+                          FROM {schema}.durable_instance p WHERE p.id = e.parent_id), false))
+                    ORDER BY e.updated_at
+                    LIMIT :limit
+                    FOR UPDATE SKIP LOCKED))
+                RETURNING id
+            ), history AS (
+                DELETE FROM {schema}.durable_history WHERE instance_id = ANY (ARRAY(SELECT id FROM deleted))
+            )
+            SELECT count(*) FROM deleted
             """;
 
     // The same for failed rows.
     static final String DELETE_FAILED = """
             /* durable: delete expired failed */
-            DELETE FROM {schema}.durable_instance
-            WHERE id = ANY (ARRAY(
-                SELECT e.id FROM {schema}.durable_instance e
-                WHERE e.status = 'failed' AND e.updated_at < now() - :keepMs * interval '1 millisecond'
-                  AND (e.parent_id IS NULL OR NOT coalesce((
-                      SELECT p.status IN ('runnable', 'executing', 'awaiting_signal')
-                      FROM {schema}.durable_instance p WHERE p.id = e.parent_id), false))
-                ORDER BY e.updated_at
-                LIMIT :limit
-                FOR UPDATE SKIP LOCKED))
+            WITH deleted AS (
+                DELETE FROM {schema}.durable_instance
+                WHERE id = ANY (ARRAY(
+                    SELECT e.id FROM {schema}.durable_instance e
+                    WHERE e.status = 'failed' AND e.updated_at < now() - :keepMs * interval '1 millisecond'
+                      AND (e.parent_id IS NULL OR NOT coalesce((
+                          SELECT p.status IN ('runnable', 'executing', 'awaiting_signal')
+                          FROM {schema}.durable_instance p WHERE p.id = e.parent_id), false))
+                    ORDER BY e.updated_at
+                    LIMIT :limit
+                    FOR UPDATE SKIP LOCKED))
+                RETURNING id
+            ), history AS (
+                DELETE FROM {schema}.durable_history WHERE instance_id = ANY (ARRAY(SELECT id FROM deleted))
+            )
+            SELECT count(*) FROM deleted
             """;
 
     // The same for cancelled rows.
     static final String DELETE_CANCELLED = """
             /* durable: delete expired cancelled */
-            DELETE FROM {schema}.durable_instance
-            WHERE id = ANY (ARRAY(
-                SELECT e.id FROM {schema}.durable_instance e
-                WHERE e.status = 'cancelled' AND e.updated_at < now() - :keepMs * interval '1 millisecond'
-                  AND (e.parent_id IS NULL OR NOT coalesce((
-                      SELECT p.status IN ('runnable', 'executing', 'awaiting_signal')
-                      FROM {schema}.durable_instance p WHERE p.id = e.parent_id), false))
-                ORDER BY e.updated_at
-                LIMIT :limit
-                FOR UPDATE SKIP LOCKED))
+            WITH deleted AS (
+                DELETE FROM {schema}.durable_instance
+                WHERE id = ANY (ARRAY(
+                    SELECT e.id FROM {schema}.durable_instance e
+                    WHERE e.status = 'cancelled' AND e.updated_at < now() - :keepMs * interval '1 millisecond'
+                      AND (e.parent_id IS NULL OR NOT coalesce((
+                          SELECT p.status IN ('runnable', 'executing', 'awaiting_signal')
+                          FROM {schema}.durable_instance p WHERE p.id = e.parent_id), false))
+                    ORDER BY e.updated_at
+                    LIMIT :limit
+                    FOR UPDATE SKIP LOCKED))
+                RETURNING id
+            ), history AS (
+                DELETE FROM {schema}.durable_history WHERE instance_id = ANY (ARRAY(SELECT id FROM deleted))
+            )
+            SELECT count(*) FROM deleted
             """;
 
     private final StatementPlanning planning;
@@ -83,6 +102,7 @@ final class RetentionRepository {
             case CANCELLED -> deleteCancelledSql;
             default -> throw new IllegalArgumentException("Only ended instances are deleted, not " + status);
         };
-        return planning.ordinary().sql(sql).param("keepMs", keep.toMillis()).param("limit", limit).update();
+        return planning.ordinary().sql(sql).param("keepMs", keep.toMillis()).param("limit", limit)
+                .query(Integer.class).single();
     }
 }

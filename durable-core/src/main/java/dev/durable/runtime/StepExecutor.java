@@ -121,7 +121,8 @@ final class StepExecutor {
             return;
         }
         Thread.interrupted(); // detached by beginCommitting: no interrupt comes after this one is cleared
-        Transition transition = decision.transition();
+        Transition transition = decision.transition()
+                .took(Duration.ofNanos(System.nanoTime() - running.startedNanos()).toMillis());
         boolean keepClaim = inline && inlineSteps < MAX_INLINE_STEPS && transition.kind() == Outcome.Kind.NEXT
                 && transition.delayMillis() == 0 && !running.isZombie() && !draining.getAsBoolean();
         committer.submit(keepClaim ? transition.keepingClaim() : transition,

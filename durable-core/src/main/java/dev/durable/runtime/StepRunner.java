@@ -123,14 +123,14 @@ final class StepRunner {
         Thread.interrupted();
         ErrorHandler<Object> handler = machine.errorHandler();
         if (handler == null) {
-            return new Decision(Transition.stop(claimed.claim(), describe(failure)), Outcome.Kind.STOP, failure);
+            return new Decision(Transition.stop(claimed, describe(failure)), Outcome.Kind.STOP, failure);
         }
         try {
             Outcome outcome = handler.onError(failure, state, context);
             return encode(context, machine, outcome, stateReadable, failure);
         } catch (Exception handlerError) {
             String reason = describe(failure) + "; then the error handler failed: " + describe(handlerError);
-            return new Decision(Transition.stop(claimed.claim(), reason), Outcome.Kind.STOP, failure);
+            return new Decision(Transition.stop(claimed, reason), Outcome.Kind.STOP, failure);
         }
     }
 
@@ -160,7 +160,6 @@ final class StepRunner {
     private Decision encodeOutcome(DefaultStepContext context, MachineDefinition machine, Outcome outcome,
             boolean stateReadable, @Nullable Exception failure) {
         ClaimedStep claimed = context.claimed();
-        Claim claim = claimed.claim();
         List<Long> awaited = awaitedIds(claimed);
         if (outcome instanceof Outcome.Next next) {
             if (machine.step(next.step()) == null) {
@@ -169,19 +168,19 @@ final class StepRunner {
                         + machine.steps().keySet() + ")");
             }
             String state = stateJson(claimed, machine, next.state(), stateReadable);
-            return new Decision(Transition.next(claim, next.step(), state, awaited, next.delay().toMillis()),
+            return new Decision(Transition.next(claimed, next.step(), state, awaited, next.delay().toMillis()),
                     Outcome.Kind.NEXT, failure);
         }
         if (outcome instanceof Outcome.Retry retry) {
             String state = stateJson(claimed, machine, retry.state(), stateReadable);
             String error = failure == null ? null : describe(failure);
-            return new Decision(Transition.retry(claim, state, retry.delay().toMillis(), error), Outcome.Kind.RETRY,
+            return new Decision(Transition.retry(claimed, state, retry.delay().toMillis(), error), Outcome.Kind.RETRY,
                     failure);
         }
         if (outcome instanceof Outcome.Await await) {
             String state = stateJson(claimed, machine, await.state(), stateReadable);
             Long timeoutMillis = await.timeout() == null ? null : await.timeout().toMillis();
-            return new Decision(Transition.await(claim, await.signals(), await.join(), context.childrenSeen(),
+            return new Decision(Transition.await(claimed, await.signals(), await.join(), context.childrenSeen(),
                     timeoutMillis, state, awaited), Outcome.Kind.AWAIT, failure);
         }
         if (outcome instanceof Outcome.Done done) {
@@ -192,10 +191,10 @@ final class StepRunner {
             } catch (UnstorableValueException e) {
                 throw new StepFailureException.InvalidOutcome(e.getMessage(), e);
             }
-            return new Decision(Transition.done(claim, result), Outcome.Kind.DONE, failure);
+            return new Decision(Transition.done(claimed, result), Outcome.Kind.DONE, failure);
         }
         Outcome.Stop stop = (Outcome.Stop) outcome;
-        return new Decision(Transition.stop(claim, clean(stop.reason())), Outcome.Kind.STOP, failure);
+        return new Decision(Transition.stop(claimed, clean(stop.reason())), Outcome.Kind.STOP, failure);
     }
 
     /**

@@ -12,25 +12,37 @@ import org.jspecify.annotations.Nullable;
  * into a few fenced statements. A {@code next} that keeps its claim ({@link #keepsClaim()}) leaves the row executing
  * under the same lease token, and the node runs the next step at once (inline execution of a chain).
  *
- * @param stateJson   the new state as JSON, or {@code null} to keep the stored state untouched
- * @param awaits        {@code AWAIT}: the names parked on, at least one; empty for the other kinds
+ * @param run           the run of the step that decided it, as the instance's history records it
+ * @param stateJson     the new state as JSON, or {@code null} to keep the stored state untouched
+ * @param awaits        {@code AWAIT}: the names parked on; empty for the other kinds, and for a join on children only
  * @param timeoutMillis {@code AWAIT}: the deadline's distance from the commit, or {@code null} for no deadline
  * @param awaitedIds    the ids of the awaited signals handed to the step: deleted by a {@code NEXT}, ignored by the
  *                      park's re-check of an {@code AWAIT}
- * @param error       {@code RETRY}: the failure that led to it (recorded in last_error), {@code STOP}: the reason
+ * @param error         {@code RETRY}: the failure that led to it (recorded in last_error), {@code STOP}: the reason
  * @param join          {@code AWAIT}: which of the instance's children wake it, or {@code null} if it does not await
  *                      them
  * @param childrenSeen  {@code AWAIT} with a join: how many ended children the step saw, so that a join on any child
  *                      waits for one more
  * @param children      the child instances this transition starts if it commits
  */
-record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
+record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
         @Nullable String stateJson, long delayMillis, List<String> awaits, @Nullable Long timeoutMillis,
         List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error, Outcome.@Nullable Join join,
         int childrenSeen, List<NewChild> children) {
 
+    /**
+     * The run of a step that ended in a transition.
+     *
+     * @param step           the step that ran
+     * @param attempt        its attempt
+     * @param durationMillis how long it ran, as this node measured it; {@code null} until the executor says
+     */
+    record Run(String step, int attempt, @Nullable Long durationMillis) {
+    }
+
     public Transition {
         Objects.requireNonNull(claim, "claim");
+        Objects.requireNonNull(run, "run");
         Objects.requireNonNull(kind, "kind");
         awaits = List.copyOf(awaits);
         awaitedIds = List.copyOf(awaitedIds);
@@ -48,51 +60,57 @@ record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable 
         }
     }
 
-    public static Transition next(Claim claim, String step, @Nullable String stateJson, List<Long> awaitedIds) {
-        return next(claim, step, stateJson, awaitedIds, 0);
+    public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson,
+            List<Long> awaitedIds) {
+        return next(claimed, step, stateJson, awaitedIds, 0);
     }
 
     /** A next whose step becomes eligible {@code delayMillis} after the commit (a durable timer when positive). */
-    public static Transition next(Claim claim, String step, @Nullable String stateJson, List<Long> awaitedIds,
+    public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson, List<Long> awaitedIds,
             long delayMillis) {
-        return new Transition(claim, Outcome.Kind.NEXT, false, step, stateJson, delayMillis, List.of(), null,
-                awaitedIds, null, null, null, 0, List.of());
+        return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.NEXT, false, step, stateJson, delayMillis,
+                List.of(), null, awaitedIds, null, null, null, 0, List.of());
     }
 
-    public static Transition retry(Claim claim, @Nullable String stateJson, long delayMillis,
+    public static Transition retry(ClaimedStep claimed, @Nullable String stateJson, long delayMillis,
             @Nullable String error) {
-        return new Transition(claim, Outcome.Kind.RETRY, false, null, stateJson, delayMillis, List.of(), null,
-                List.of(), null, error, null, 0, List.of());
+        return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, stateJson,
+                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of());
     }
 
-    public static Transition await(Claim claim, String signal, @Nullable String stateJson, List<Long> awaitedIds) {
-        return await(claim, List.of(signal), null, stateJson, awaitedIds);
+    public static Transition await(ClaimedStep claimed, String signal, @Nullable String stateJson,
+            List<Long> awaitedIds) {
+        return await(claimed, List.of(signal), null, stateJson, awaitedIds);
     }
 
     /** A park on any of {@code signals}, with a deadline {@code timeoutMillis} after the commit unless null. */
-    public static Transition await(Claim claim, List<String> signals, @Nullable Long timeoutMillis,
+    public static Transition await(ClaimedStep claimed, List<String> signals, @Nullable Long timeoutMillis,
             @Nullable String stateJson, List<Long> awaitedIds) {
-        return await(claim, signals, null, 0, timeoutMillis, stateJson, awaitedIds);
+        return await(claimed, signals, null, 0, timeoutMillis, stateJson, awaitedIds);
     }
 
     /**
      * A park on any of {@code signals} and, unless {@code join} is null, on the instance's children, with a deadline
      * {@code timeoutMillis} after the commit unless null.
      */
-    public static Transition await(Claim claim, List<String> signals, Outcome.@Nullable Join join, int childrenSeen,
-            @Nullable Long timeoutMillis, @Nullable String stateJson, List<Long> awaitedIds) {
-        return new Transition(claim, Outcome.Kind.AWAIT, false, null, stateJson, 0, signals, timeoutMillis,
-                awaitedIds, null, null, join, childrenSeen, List.of());
+    public static Transition await(ClaimedStep claimed, List<String> signals, Outcome.@Nullable Join join,
+            int childrenSeen, @Nullable Long timeoutMillis, @Nullable String stateJson, List<Long> awaitedIds) {
+        return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.AWAIT, false, null, stateJson, 0, signals,
+                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of());
     }
 
-    public static Transition done(Claim claim, String resultJson) {
-        return new Transition(claim, Outcome.Kind.DONE, false, null, null, 0, List.of(), null, List.of(), resultJson,
-                null, null, 0, List.of());
+    public static Transition done(ClaimedStep claimed, String resultJson) {
+        return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.DONE, false, null, null, 0, List.of(),
+                null, List.of(), resultJson, null, null, 0, List.of());
     }
 
-    public static Transition stop(Claim claim, String reason) {
-        return new Transition(claim, Outcome.Kind.STOP, false, null, null, 0, List.of(), null, List.of(), null,
-                reason, null, 0, List.of());
+    public static Transition stop(ClaimedStep claimed, String reason) {
+        return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.STOP, false, null, null, 0, List.of(),
+                null, List.of(), null, reason, null, 0, List.of());
+    }
+
+    private static Run runOf(ClaimedStep claimed) {
+        return new Run(claimed.step(), claimed.attempt(), null);
     }
 
     /** {@code AWAIT}: the first name parked on, stored in {@code awaits}. */
@@ -102,7 +120,7 @@ record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable 
 
     /** This {@code next}, keeping the claim for the next step. */
     public Transition keepingClaim() {
-        return new Transition(claim, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
+        return new Transition(claim, run, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
                 resultJson, error, join, childrenSeen, children);
     }
 
@@ -110,8 +128,21 @@ record Transition(Claim claim, Outcome.Kind kind, boolean keepsClaim, @Nullable 
     public Transition startingChildren(List<NewChild> more) {
         List<NewChild> all = new ArrayList<>(children);
         all.addAll(more);
-        return new Transition(claim, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
+        return new Transition(claim, run, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
                 awaitedIds, resultJson, error, join, childrenSeen, all);
+    }
+
+    /** This transition, its step having run for {@code durationMillis}. */
+    public Transition took(long durationMillis) {
+        return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis), kind, keepsClaim, step,
+                stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join, childrenSeen,
+                children);
+    }
+
+    /** A stop of the same claim and run, in place of this transition, which the database refused ({@code reason}). */
+    public Transition refused(String reason) {
+        return new Transition(claim, run, Outcome.Kind.STOP, false, null, null, 0, List.of(), null, List.of(), null,
+                reason, null, 0, List.of());
     }
 
     public long id() {

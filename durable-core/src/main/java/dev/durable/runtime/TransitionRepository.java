@@ -50,8 +50,8 @@ final class TransitionRepository {
             /* durable: next */
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
-                                     :delayMs::bigint[])
-                    AS o(id, token, step, state, delay_ms)
+                                     :delayMs::bigint[], :ranStep::text[], :attempt::int[], :durationMs::bigint[])
+                    AS o(id, token, step, state, delay_ms, ran_step, attempt, duration_ms)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable', step = o.step,
@@ -70,6 +70,15 @@ final class TransitionRepository {
                 DELETE FROM {schema}.durable_signal s
                 WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NULL
                   AND s.instance_id IN (SELECT id FROM applied)
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals)
+                SELECT o.id, o.ran_step, 'next', o.step, 'runnable', o.attempt, :node, o.token, o.duration_ms,
+                       (SELECT array_agg(c.signal_id ORDER BY c.signal_id)
+                        FROM unnest(:consumedInstance::bigint[], :consumedSignal::bigint[]) AS c(instance_id, signal_id)
+                        WHERE c.instance_id = o.id)
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
             )
             SELECT id FROM applied
             """;
@@ -81,8 +90,9 @@ final class TransitionRepository {
     static final String APPLY_CONTINUE = """
             /* durable: continue */
             WITH o AS (
-                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[])
-                    AS o(id, token, step, state)
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
+                                     :ranStep::text[], :attempt::int[], :durationMs::bigint[])
+                    AS o(id, token, step, state, ran_step, attempt, duration_ms)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET step = o.step,
@@ -103,6 +113,15 @@ final class TransitionRepository {
                 DELETE FROM {schema}.durable_signal s
                 WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NULL
                   AND s.instance_id IN (SELECT id FROM applied)
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals)
+                SELECT o.id, o.ran_step, 'next', o.step, 'executing', o.attempt, :node, o.token, o.duration_ms,
+                       (SELECT array_agg(c.signal_id ORDER BY c.signal_id)
+                        FROM unnest(:consumedInstance::bigint[], :consumedSignal::bigint[]) AS c(instance_id, signal_id)
+                        WHERE c.instance_id = o.id)
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
             )
             SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
                    false AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
@@ -127,18 +146,26 @@ final class TransitionRepository {
             /* durable: retry */
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :state::text[], :delayMs::bigint[],
-                                     :error::text[])
-                    AS o(id, token, state, delay_ms, error)
+                                     :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[])
+                    AS o(id, token, state, delay_ms, error, ran_step, attempt, duration_ms)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable',
+                    state = coalesce(o.state::jsonb, d.state),
+                    attempt = d.attempt + 1, eligible_at = now() + o.delay_ms * interval '1 millisecond',
+                    last_error = coalesce(o.error, d.last_error),
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM o
+                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                RETURNING d.id
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms, error)
+                SELECT o.id, o.ran_step, 'retry', 'runnable', o.attempt, :node, o.token, o.duration_ms, o.error
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
             )
-            UPDATE {schema}.durable_instance d
-            SET status = 'runnable',
-                state = coalesce(o.state::jsonb, d.state),
-                attempt = d.attempt + 1, eligible_at = now() + o.delay_ms * interval '1 millisecond',
-                last_error = coalesce(o.error, d.last_error),
-                lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-            FROM o
-            WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
-            RETURNING d.id
+            SELECT id FROM applied
             """;
 
     // The first statement of a batch that parks or starts children: take the row locks of those claims, in id order,
@@ -197,40 +224,49 @@ final class TransitionRepository {
     static final String APPLY_AWAIT = """
             /* durable: await park */
             WITH o AS (
-                SELECT o.id, o.token, o.awaits, o.state, o.join_on, o.children_seen,
-                       now() + o.timeout_ms * interval '1 millisecond' AS deadline,
+                SELECT o.id, o.token, o.awaits, o.state, o.join_on, o.children_seen, o.ran_step, o.attempt,
+                       o.duration_ms, now() + o.timeout_ms * interval '1 millisecond' AS deadline,
                        (SELECT array_agg(n.name ORDER BY n.nth)
                         FROM unnest(:setInstance::bigint[], :setName::text[]) WITH ORDINALITY
                             AS n(instance_id, name, nth)
                         WHERE n.instance_id = o.id) AS awaits_set
                 FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :timeoutMs::bigint[], :state::text[],
-                            :joinOn::text[], :childrenSeen::int[])
-                    AS o(id, token, awaits, timeout_ms, state, join_on, children_seen)
-            )
-            UPDATE {schema}.durable_instance d
-            SET status = CASE WHEN o.deadline <= now()
-                              OR d.children_ended >= CASE o.join_on
-                                  WHEN 'all' THEN d.children_started
-                                  WHEN 'any' THEN least(o.children_seen + 1, d.children_started) END
-                              OR EXISTS (
-                                  SELECT 1 FROM {schema}.durable_signal s
-                                  WHERE s.instance_id = d.id AND s.consumed_at IS NULL
-                                    AND (s.name = o.awaits OR s.name = ANY (o.awaits_set))
-                                    AND NOT EXISTS (
-                                        SELECT 1 FROM unnest(:seenInstance::bigint[], :seenSignal::bigint[])
-                                                      AS seen(instance_id, signal_id)
-                                        WHERE seen.instance_id = d.id AND seen.signal_id = s.id))
-                              THEN 'runnable'::{schema}.durable_status
-                              ELSE 'awaiting_signal'::{schema}.durable_status END,
-                awaits = o.awaits, awaits_set = o.awaits_set, deadline = o.deadline,
-                awaits_children = CASE o.join_on
+                            :joinOn::text[], :childrenSeen::int[], :ranStep::text[], :attempt::int[],
+                            :durationMs::bigint[])
+                    AS o(id, token, awaits, timeout_ms, state, join_on, children_seen, ran_step, attempt, duration_ms)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET status = CASE WHEN o.deadline <= now()
+                                  OR d.children_ended >= CASE o.join_on
                                       WHEN 'all' THEN d.children_started
-                                      WHEN 'any' THEN least(o.children_seen + 1, d.children_started) END,
-                state = coalesce(o.state::jsonb, d.state),
-                eligible_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-            FROM o
-            WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
-            RETURNING d.id
+                                      WHEN 'any' THEN least(o.children_seen + 1, d.children_started) END
+                                  OR EXISTS (
+                                      SELECT 1 FROM {schema}.durable_signal s
+                                      WHERE s.instance_id = d.id AND s.consumed_at IS NULL
+                                        AND (s.name = o.awaits OR s.name = ANY (o.awaits_set))
+                                        AND NOT EXISTS (
+                                            SELECT 1 FROM unnest(:seenInstance::bigint[], :seenSignal::bigint[])
+                                                          AS seen(instance_id, signal_id)
+                                            WHERE seen.instance_id = d.id AND seen.signal_id = s.id))
+                                  THEN 'runnable'::{schema}.durable_status
+                                  ELSE 'awaiting_signal'::{schema}.durable_status END,
+                    awaits = o.awaits, awaits_set = o.awaits_set, deadline = o.deadline,
+                    awaits_children = CASE o.join_on
+                                          WHEN 'all' THEN d.children_started
+                                          WHEN 'any' THEN least(o.children_seen + 1, d.children_started) END,
+                    state = coalesce(o.state::jsonb, d.state),
+                    eligible_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM o
+                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                RETURNING d.id, d.status
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms)
+                SELECT o.id, o.ran_step, 'await', a.status, o.attempt, :node, o.token, o.duration_ms
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT id FROM applied
             """;
 
     // done / failed. The inbox is cleared by the next statement, in the same transaction but with a fresh snapshot,
@@ -240,18 +276,28 @@ final class TransitionRepository {
             /* durable: terminal */
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :status::text[], :result::text[],
-                                     :error::text[])
-                    AS o(id, token, status, result, error)
+                                     :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[])
+                    AS o(id, token, status, result, error, ran_step, attempt, duration_ms)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET status = o.status::{schema}.durable_status,
+                    result = o.result::jsonb,
+                    last_error = CASE WHEN o.status = 'failed' THEN o.error ELSE d.last_error END,
+                    awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM o
+                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                RETURNING d.id, d.parent_id
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms, error)
+                SELECT o.id, o.ran_step, CASE o.status WHEN 'done' THEN 'done' ELSE 'stop' END,
+                       o.status::{schema}.durable_status, o.attempt, :node, o.token, o.duration_ms,
+                       CASE WHEN o.status = 'failed' THEN o.error END
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
             )
-            UPDATE {schema}.durable_instance d
-            SET status = o.status::{schema}.durable_status,
-                result = o.result::jsonb,
-                last_error = CASE WHEN o.status = 'failed' THEN o.error ELSE d.last_error END,
-                awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
-                lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-            FROM o
-            WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
-            RETURNING d.id, d.parent_id
+            SELECT id, parent_id FROM applied
             """;
 
     // Children have ended (done, failed or cancelled): each parent counts them, under its row lock, and a parent
@@ -310,6 +356,7 @@ final class TransitionRepository {
             """;
 
     private final StatementPlanning planning;
+    private final History history;
     private final TransactionTemplate ownTransaction;
     private final String applyNextSql;
     private final String applyContinueSql;
@@ -322,8 +369,9 @@ final class TransitionRepository {
     private final String clearInboxesSql;
     private final String alreadyWrittenSql;
 
-    TransitionRepository(DataSource dataSource, StatementPlanning planning) {
+    TransitionRepository(DataSource dataSource, StatementPlanning planning, History history) {
         this.planning = planning;
+        this.history = history;
         this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.applyNextSql = planning.qualify(APPLY_NEXT);
@@ -531,13 +579,24 @@ final class TransitionRepository {
                 .list();
     }
 
-    /** A next or a continue: the step to go on with, the state, and the awaited signals to consume. */
+    /**
+     * A next or a continue: the step to go on with, the state, and the awaited signals to consume, as
+     * (instance, signal) pairs.
+     */
     private JdbcClient.StatementSpec movingOn(String sql, List<Transition> batch) {
-        Object[] consumedSignal = batch.stream().flatMap(transition -> transition.awaitedIds().stream()).toArray();
+        List<Object> consumedInstance = new ArrayList<>();
+        List<Object> consumedSignal = new ArrayList<>();
+        for (Transition transition : batch) {
+            for (Long signal : transition.awaitedIds()) {
+                consumedInstance.add(transition.id());
+                consumedSignal.add(signal);
+            }
+        }
         return onClaims(sql, batch)
                 .param("step", column(batch, "text", Transition::step))
                 .param("state", column(batch, "text", Transition::stateJson))
-                .param("consumedSignal", new SqlArrayValue("int8", consumedSignal));
+                .param("consumedInstance", new SqlArrayValue("int8", consumedInstance.toArray()))
+                .param("consumedSignal", new SqlArrayValue("int8", consumedSignal.toArray()));
     }
 
     private List<Long> applyRetry(List<Transition> batch) {
@@ -581,11 +640,20 @@ final class TransitionRepository {
                 .list();
     }
 
-    /** A hot statement with the claims of {@code batch} bound as its {@code :id} and {@code :token} arrays. */
+    /**
+     * A hot statement with the claims of {@code batch} bound as its {@code :id} and {@code :token} arrays, and what
+     * its history rows record: the runs ({@code :ranStep}, {@code :attempt}, {@code :durationMs}), whether to record
+     * them ({@code :history}) and the writing node ({@code :node}). A statement binds what it uses of these.
+     */
     private JdbcClient.StatementSpec onClaims(String sql, List<Transition> batch) {
         return planning.hot().sql(sql)
                 .param("id", ids(batch))
-                .param("token", column(batch, "int8", transition -> transition.claim().token()));
+                .param("token", column(batch, "int8", transition -> transition.claim().token()))
+                .param("ranStep", column(batch, "text", transition -> transition.run().step()))
+                .param("attempt", column(batch, "int4", transition -> transition.run().attempt()))
+                .param("durationMs", column(batch, "int8", transition -> transition.run().durationMillis()))
+                .param("history", history.recorded())
+                .param("node", history.node());
     }
 
     private static SqlArrayValue ids(List<Transition> batch) {

@@ -94,7 +94,8 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
-                "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v8");
+                "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v8",
+                "durable-schema-v9");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "parent_id", "cancel_with_parent",
                 "children_started", "children_ended", "awaits_children")).isEqualTo(instancesBefore);
@@ -109,6 +110,8 @@ class SchemaUpgradeTest {
                 Boolean.class, SCHEMA + ".durable_instance_ended")).isTrue();
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_parent")).isTrue();
+        assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
+                Boolean.class, SCHEMA + ".durable_history_instance")).isTrue();
 
         // The upgraded database runs on: the engine registers its node, the crashed claim is reaped and re-run,
         // and every live instance finishes; the ended ones stay as they were. The new schedule table takes the
@@ -123,6 +126,9 @@ class SchemaUpgradeTest {
         long late = client.start("orders", new Order(6), StartOptions.defaults().delay(Duration.ofHours(1))).id();
         assertThat(engine.client().cancel(late, "upgraded").isCancelled()).isTrue();
         assertThat(status(late)).isEqualTo("cancelled");
+        // The upgraded node records history from then on; what happened before the upgrade has none.
+        assertThat(engine.client().history(late)).extracting(entry -> entry.event().label()).containsExactly("cancel");
+        assertThat(engine.client().history(parked)).extracting(entry -> entry.event().label()).contains("done");
         await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA
                 + ".durable_instance WHERE machine = 'heartbeat' AND status = 'done'", Long.class) > 0);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_node", Long.class)).isOne();

@@ -16,6 +16,10 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * A cancel racing the outcome of the step that runs (docs/DESIGN.md, "Cancel"). Both orders are forced: the cancel
@@ -52,13 +56,13 @@ class CancelRaceTest {
                 .containsExactly(new CancelResult(id, CancelResult.Cancellation.CANCELLED, InstanceStatus.EXECUTING));
 
         TransitionRepository.Applied applied = repositories.transitions().apply(
-                List.of(Transition.next(running.claim(), "ship", "{\"late\":true}", List.of())), false);
+                List.of(Transition.next(running, "ship", "{\"late\":true}", List.of())), false);
 
         assertThat(applied.applied()).isEmpty();
         assertCancelledAsLeft("customer withdrew");
         // A retry of the outcome after an ambiguous commit does not mistake the cancel for its own write.
         assertThat(repositories.transitions().apply(
-                List.of(Transition.next(running.claim(), "ship", "{\"late\":true}", List.of())), true).applied())
+                List.of(Transition.next(running, "ship", "{\"late\":true}", List.of())), true).applied())
                 .isEmpty();
         assertCancelledAsLeft("customer withdrew");
     }
@@ -69,7 +73,7 @@ class CancelRaceTest {
         CompletableFuture<List<CancelResult>> cancel;
         try (Connection blocker = RowLocks.lockRow(dataSource, id)) {
             outcome = CompletableFuture.supplyAsync(() -> repositories.transitions().apply(
-                    List.of(Transition.next(running.claim(), "ship", "{\"shipped\":true}", List.of())), false),
+                    List.of(Transition.next(running, "ship", "{\"shipped\":true}", List.of())), false),
                     threads);
             RowLocks.awaitLockWait("/* durable: next */");
             cancel = CompletableFuture.supplyAsync(
@@ -91,12 +95,14 @@ class CancelRaceTest {
         CompletableFuture<TransitionRepository.Applied> outcome;
         try (Connection cancelling = RowLocks.openTransaction(dataSource)) {
             // The cancel's statement runs in an open transaction, so the outcome queues behind its row lock.
-            try (var statement = cancelling.prepareStatement(repositories.planning().qualify(CancelRepository.CANCEL)
-                    .replace(":id::bigint[]", "ARRAY[" + id + "]::bigint[]").replace(":reason", "'operator'"))) {
-                statement.executeQuery().close();
-            }
+            new NamedParameterJdbcTemplate(new SingleConnectionDataSource(cancelling, true)).queryForList(
+                    repositories.planning().qualify(CancelRepository.CANCEL), new MapSqlParameterSource()
+                            .addValue("id", new SqlArrayValue("int8", id))
+                            .addValue("reason", "operator")
+                            .addValue("history", true)
+                            .addValue("node", "test:node"));
             outcome = CompletableFuture.supplyAsync(() -> repositories.transitions().apply(
-                    List.of(Transition.next(running.claim(), "ship", "{\"late\":true}", List.of())), false),
+                    List.of(Transition.next(running, "ship", "{\"late\":true}", List.of())), false),
                     threads);
             RowLocks.awaitLockWait("/* durable: next */");
             cancelling.commit();

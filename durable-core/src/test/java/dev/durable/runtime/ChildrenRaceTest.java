@@ -80,9 +80,9 @@ class ChildrenRaceTest {
         CompletableFuture<TransitionRepository.Applied> second;
         try (Connection blocker = RowLocks.lockRow(dataSource, parent)) {
             first = CompletableFuture.supplyAsync(() -> repositories.transitions().apply(
-                    List.of(Transition.done(children.get(0).claim(), "1")), false), threads);
+                    List.of(Transition.done(children.get(0), "1")), false), threads);
             second = CompletableFuture.supplyAsync(() -> repositories.transitions().apply(
-                    List.of(Transition.done(children.get(1).claim(), "2")), false), threads);
+                    List.of(Transition.done(children.get(1), "2")), false), threads);
             RowLocks.awaitLockWaits("/* durable: children ended */", 2);
             blocker.commit();
         }
@@ -99,7 +99,7 @@ class ChildrenRaceTest {
         CompletableFuture<TransitionRepository.Applied> park;
         try (Connection blocker = RowLocks.lockRow(dataSource, family[0].id())) {
             end = CompletableFuture.supplyAsync(() -> repositories.transitions().apply(
-                    List.of(Transition.done(family[1].claim(), "1")), false), threads);
+                    List.of(Transition.done(family[1], "1")), false), threads);
             RowLocks.awaitLockWait("/* durable: children ended */");
             park = CompletableFuture.supplyAsync(() -> repositories.transitions().apply(
                     List.of(awaitChildren(family[0])), false), threads);
@@ -123,7 +123,7 @@ class ChildrenRaceTest {
                     List.of(awaitChildren(family[0])), false), threads);
             RowLocks.awaitLockWait("/* durable: lock claims */");
             end = CompletableFuture.supplyAsync(() -> repositories.transitions().apply(
-                    List.of(Transition.done(family[1].claim(), "1")), false), threads);
+                    List.of(Transition.done(family[1], "1")), false), threads);
             RowLocks.awaitLockWait("/* durable: children ended */");
             blocker.commit();
         }
@@ -149,7 +149,7 @@ class ChildrenRaceTest {
     }
 
     private static Transition awaitChildren(ClaimedStep parent) {
-        return Transition.await(parent.claim(), List.of(), Outcome.Join.ALL, 0, null, "{}", List.of());
+        return Transition.await(parent, List.of(), Outcome.Join.ALL, 0, null, "{}", List.of());
     }
 
     /** An await on all children that also starts {@code count} children of machine "child". */

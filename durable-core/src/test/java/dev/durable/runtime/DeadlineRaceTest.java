@@ -51,7 +51,7 @@ class DeadlineRaceTest {
         id = repositories.starts().insert(List.of(new NewInstance("parker", 1, "pay", "{}", "q", (short) 0,
                 null, 0, null, "{runnable,executing,awaiting_signal}"))).get(0).id();
         ClaimedStep claimed = pick();
-        transitions.apply(List.of(Transition.await(claimed.claim(), List.of("paid"), 0L, "{}", List.of())), false);
+        transitions.apply(List.of(Transition.await(claimed, List.of("paid"), 0L, "{}", List.of())), false);
         // A deadline of zero is due at once, so the park itself makes the row runnable; put it back to parked with
         // the deadline in the past, as a park whose deadline has since passed leaves it.
         TestDatabase.jdbc().update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal',"
@@ -105,7 +105,7 @@ class DeadlineRaceTest {
 
         // The timed-out step moves on (its next consumes only the awaited signals it was handed: none); the signal
         // is still there for the next step.
-        transitions.apply(List.of(Transition.next(timedOut.claim(), "cancel", null, List.of())), false);
+        transitions.apply(List.of(Transition.next(timedOut, "cancel", null, List.of())), false);
         assertThat(TestDatabase.jdbc().queryForList("SELECT name FROM " + SCHEMA + ".durable_signal"
                 + " WHERE instance_id = ? AND consumed_at IS NULL", String.class, id)).containsExactly("paid");
         ClaimedStep next = pick();

@@ -295,7 +295,7 @@ class FencingTest {
         List<ClaimedStep> claimed = repositories.claims().pick("q", Map.of("m", List.of(1)), 2, "node:1",
                 Duration.ofMinutes(1));
         List<Transition> batch = claimed.stream().sorted(java.util.Comparator.comparingLong(ClaimedStep::id))
-                .map(step -> Transition.next(step.claim(), "t", "{\"n\":1}", List.of())).toList();
+                .map(step -> Transition.next(step, "t", "{\"n\":1}", List.of())).toList();
         // The first attempt wrote only the first row's outcome; the second row's claim was then reaped.
         repositories.transitions().apply(batch.subList(0, 1), false);
         expireLease(ids.get(1));

@@ -41,7 +41,7 @@ class ForeignKeyLockTest {
                     WHERE c.relname = 'durable_instance' AND l.mode = 'RowShareLock' AND l.granted
                     """, Long.class)).as("the sender holds a lock on the instance table").isPositive();
 
-            List<ClaimedStep> claimed = new ClaimRepository(planning).pick("q", Map.of("m", List.of(1)), 10, "node:1",
+            List<ClaimedStep> claimed = new ClaimRepository(planning, History.off()).pick("q", Map.of("m", List.of(1)), 10, "node:1",
                     Duration.ofMinutes(1));
 
             assertThat(claimed).extracting(ClaimedStep::id).containsExactly(id);

@@ -61,7 +61,7 @@ class NoLostWakeUpTest {
                     () -> signals.deliver(claimed.id(), "paid", "{\"amount\": 5}", null).result(), threads);
             RowLocks.awaitLockWait("/* durable: deliver signal */");
             CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> transitions.apply(
-                    List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
+                    List.of(Transition.await(claimed, "paid", "{}", List.of())), false).applied(), threads);
             RowLocks.awaitLockWait("/* durable: lock claims */");
 
             blocker.commit();
@@ -77,7 +77,7 @@ class NoLostWakeUpTest {
     void parkQueuedBeforeTheDelivery_theDeliveryFindsItParkedAndWakesIt() throws Exception {
         try (Connection blocker = RowLocks.lockRow(dataSource, claimed.id())) {
             CompletableFuture<Set<Long>> park = CompletableFuture.supplyAsync(() -> transitions.apply(
-                    List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false).applied(), threads);
+                    List.of(Transition.await(claimed, "paid", "{}", List.of())), false).applied(), threads);
             RowLocks.awaitLockWait("/* durable: lock claims */");
             CompletableFuture<SignalResult> delivery = CompletableFuture.supplyAsync(
                     () -> signals.deliver(claimed.id(), "paid", "{\"amount\": 5}", null).result(), threads);
@@ -99,7 +99,7 @@ class NoLostWakeUpTest {
         // The step saw the signal as awaited (its id is handed back) and decides to wait for another one.
         long seen = (Long) TestDatabase.signals(claimed.id()).get(0).get("id");
         Set<Long> applied = transitions.apply(
-                List.of(Transition.await(claimed.claim(), "paid", "{}", List.of(seen))), false).applied();
+                List.of(Transition.await(claimed, "paid", "{}", List.of(seen))), false).applied();
 
         assertThat(applied).containsExactly(claimed.id());
         assertThat(TestDatabase.row(claimed.id())).containsEntry("status", "awaiting_signal");
@@ -109,7 +109,7 @@ class NoLostWakeUpTest {
     @Test
     void aSignalThatArrivedBeforeTheAwaitWakesTheInstanceAtOnce() {
         signals.deliver(claimed.id(), "paid", "{}", null);
-        transitions.apply(List.of(Transition.await(claimed.claim(), "paid", "{}", List.of())), false);
+        transitions.apply(List.of(Transition.await(claimed, "paid", "{}", List.of())), false);
 
         assertThat(TestDatabase.row(claimed.id())).containsEntry("status", "runnable").containsEntry("awaits", "paid");
     }

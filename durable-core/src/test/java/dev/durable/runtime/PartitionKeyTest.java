@@ -105,7 +105,7 @@ class PartitionKeyTest {
         long first = client.start("keyed", new Unit(1), StartOptions.defaults().partitionKey("k")).id();
         // A node claims it and dies: nothing will ever heartbeat or finish this claim.
         ClaimRepository repository = new ClaimRepository(new StatementPlanning(TestDatabase.dataSource(),
-                DurableSchema.named(TestDatabase.SCHEMA)));
+                DurableSchema.named(TestDatabase.SCHEMA)), History.off());
         assertThat(repository.pick("default", Map.of("keyed", List.of(1)), 10, "dead-node:1", Duration.ofSeconds(2)))
                 .hasSize(1);
         long second = client.start("keyed", new Unit(2), StartOptions.defaults().partitionKey("k")).id();

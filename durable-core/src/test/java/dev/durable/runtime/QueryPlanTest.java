@@ -76,6 +76,13 @@ class QueryPlanTest {
                        now() + (CASE WHEN g % 100 = 0 THEN -1 ELSE g END) * interval '1 minute'
                 FROM generate_series(1, ?) g
                 """, Math.max(ROWS / 100, 100));
+        // Five history entries per instance.
+        TestDatabase.jdbc().update("""
+                INSERT INTO durable_it.durable_history (instance_id, step, event, status, attempt, node)
+                SELECT i.id, 's', 'next', 'runnable', 0, 'node:1'
+                FROM durable_it.durable_instance i, generate_series(1, 5)
+                """);
+        TestDatabase.jdbc().execute("ANALYZE durable_it.durable_history");
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_instance");
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_signal");
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_schedule");
@@ -159,11 +166,13 @@ class QueryPlanTest {
 
     @Test
     void theReaperAndTheRestartReleaseWalkTheLeaseIndex() {
-        String reap = explain(ClaimRepository.REAP, new MapSqlParameterSource().addValue("limit", 1000));
+        String reap = explain(ClaimRepository.REAP, new MapSqlParameterSource().addValue("limit", 1000)
+                .addValue("history", true).addValue("node", "node:2"));
         String release = explain(ClaimRepository.RELEASE_EARLIER_STARTS, new MapSqlParameterSource()
                 .addValue("ownerPrefix", "node:")
                 .addValue("owner", "node:2")
-                .addValue("staleBeforeExpiryMs", 58_000));
+                .addValue("staleBeforeExpiryMs", 58_000)
+                .addValue("history", true).addValue("node", "node:2"));
 
         assertThat(reap).contains("durable_instance_lease").doesNotContain("Seq Scan on durable_instance");
         assertThat(release).contains("durable_instance_lease").doesNotContain("Seq Scan on durable_instance");
@@ -265,7 +274,8 @@ class QueryPlanTest {
         String failed = explain(RetentionRepository.DELETE_FAILED, expired);
         String cancelled = explain(RetentionRepository.DELETE_CANCELLED, expired);
 
-        assertThat(done).contains("durable_instance_ended", "durable_instance_pkey").doesNotContain("Seq Scan");
+        assertThat(done).contains("durable_instance_ended", "durable_instance_pkey", "durable_history_instance")
+                .doesNotContain("Seq Scan");
         // With few failed rows, their own partial index may cost less: an index either way.
         assertThat(failed).containsPattern("durable_instance_(ended|failed)").contains("durable_instance_pkey")
                 .doesNotContain("Seq Scan");
@@ -277,7 +287,8 @@ class QueryPlanTest {
     void aCancelReachesItsRowsByPrimaryKey() {
         String cancel = explain(CancelRepository.CANCEL, new MapSqlParameterSource()
                 .addValue("id", new SqlArrayValue("int8", 1001L, 2002L, 3003L))
-                .addValue("reason", "operator"));
+                .addValue("reason", "operator")
+                .addValue("history", true).addValue("node", "node:2"));
 
         assertThat(cancel).contains("durable_instance_pkey").doesNotContain("Seq Scan");
     }
@@ -308,12 +319,22 @@ class QueryPlanTest {
         String read = explain(QueryRepository.CHILDREN, new MapSqlParameterSource().addValue("parentId", 1000L));
         String cascade = explain(CancelRepository.CANCEL_CHILDREN, new MapSqlParameterSource()
                 .addValue("parentId", new SqlArrayValue("int8", 1000L, 2000L))
-                .addValue("reason", "operator"));
+                .addValue("reason", "operator")
+                .addValue("history", true).addValue("node", "node:2"));
 
         assertThat(start).contains("durable_instance_pkey").doesNotContain("Seq Scan on durable_instance");
         assertThat(ended).contains("durable_instance_pkey").doesNotContain("Seq Scan");
         assertThat(read).contains("durable_instance_parent").doesNotContain("Seq Scan").doesNotContain("Sort");
         assertThat(cascade).contains("durable_instance_parent", "durable_instance_pkey").doesNotContain("Seq Scan");
+    }
+
+    /** An instance's history is read through the history index, in order, without a sort. */
+    @Test
+    void anInstancesHistoryIsReadThroughItsIndex() {
+        String plan = explain(QueryRepository.HISTORY, new MapSqlParameterSource().addValue("instanceId", 1000L)
+                .addValue("afterId", 0L).addValue("limit", 100));
+
+        assertThat(plan).contains("durable_history_instance").doesNotContain("Seq Scan").doesNotContain("Sort");
     }
 
     /** A crashed step's hand-back reaches its row by primary key, like every fenced write. */
@@ -324,10 +345,17 @@ class QueryPlanTest {
         assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan");
     }
 
+    /** Two claims, and what a statement that ends them records in their history. */
     private static MapSqlParameterSource claims() {
         return new MapSqlParameterSource()
                 .addValue("id", new SqlArrayValue("int8", 1001L, 2001L))
-                .addValue("token", new SqlArrayValue("int8", 1001L, 2001L));
+                .addValue("token", new SqlArrayValue("int8", 1001L, 2001L))
+                .addValue("ranStep", new SqlArrayValue("text", "s", "s"))
+                .addValue("attempt", new SqlArrayValue("int4", 0, 1))
+                .addValue("durationMs", new SqlArrayValue("int8", 5L, 7L))
+                .addValue("consumedInstance", new SqlArrayValue("int8", 1001L))
+                .addValue("history", true)
+                .addValue("node", "node:1");
     }
 
     private String explain(String statement, MapSqlParameterSource parameters) {

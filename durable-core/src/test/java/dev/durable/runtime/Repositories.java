@@ -11,12 +11,15 @@ record Repositories(StatementPlanning planning, StartRepository starts, ClaimRep
         TransitionRepository transitions, SignalRepository signals, DeadlineRepository deadlines,
         ScheduleRepository schedules, RetentionRepository retention, CancelRepository cancels) {
 
+    /** The history these repositories record, as an engine's do by default, under a node id of the tests. */
+    static final History HISTORY = new History(true, "test:node");
+
     static Repositories onTestDatabase() {
         StatementPlanning planning = new StatementPlanning(TestDatabase.dataSource(),
                 DurableSchema.named(TestDatabase.SCHEMA));
-        return new Repositories(planning, new StartRepository(planning), new ClaimRepository(planning),
-                new TransitionRepository(TestDatabase.dataSource(), planning), new SignalRepository(planning),
+        return new Repositories(planning, new StartRepository(planning), new ClaimRepository(planning, HISTORY),
+                new TransitionRepository(TestDatabase.dataSource(), planning, HISTORY), new SignalRepository(planning),
                 new DeadlineRepository(planning), new ScheduleRepository(planning), new RetentionRepository(planning),
-                new CancelRepository(TestDatabase.dataSource(), planning));
+                new CancelRepository(TestDatabase.dataSource(), planning, HISTORY));
     }
 }

@@ -38,7 +38,7 @@ class StalePlanTest {
         connection = TestDatabase.dataSource().getConnection();
         planning = new StatementPlanning(new SingleConnectionDataSource(connection, true),
                 DurableSchema.named(TestDatabase.SCHEMA));
-        claims = new ClaimRepository(planning);
+        claims = new ClaimRepository(planning, History.off());
     }
 
     @AfterEach

@@ -25,8 +25,9 @@ class StatementCountTest {
     private final CountingDataSource counting = new CountingDataSource(TestDatabase.dataSource());
     private final DurableSchema schema = DurableSchema.named(TestDatabase.SCHEMA);
     private final StatementPlanning planning = new StatementPlanning(counting.dataSource(), schema);
-    private final ClaimRepository claims = new ClaimRepository(planning);
-    private final TransitionRepository transitions = new TransitionRepository(counting.dataSource(), planning);
+    private static final History HISTORY = Repositories.HISTORY;
+    private final ClaimRepository claims = new ClaimRepository(planning, HISTORY);
+    private final TransitionRepository transitions = new TransitionRepository(counting.dataSource(), planning, HISTORY);
     private final SignalRepository signals = new SignalRepository(planning);
 
     @BeforeEach
@@ -75,7 +76,7 @@ class StatementCountTest {
         counting.reset();
 
         var applied = transitions.apply(claimed.stream()
-                .map(step -> Transition.next(step.claim(), "t", "{}", List.of())).toList(), false).applied();
+                .map(step -> Transition.next(step, "t", "{}", List.of())).toList(), false).applied();
 
         assertThat(applied).hasSize(50);
         assertThat(counting.statements()).hasSize(1);
@@ -89,7 +90,7 @@ class StatementCountTest {
         counting.reset();
 
         var result = transitions.apply(claimed.stream()
-                .map(step -> Transition.next(step.claim(), "t", "{}", List.of()).keepingClaim()).toList(),
+                .map(step -> Transition.next(step, "t", "{}", List.of()).keepingClaim()).toList(),
                 Duration.ofMinutes(1), false);
 
         assertThat(result.applied()).hasSize(50);
@@ -105,7 +106,7 @@ class StatementCountTest {
         counting.reset();
 
         var applied = transitions.apply(claimed.stream()
-                .map(step -> Transition.done(step.claim(), "1")).toList(), false).applied();
+                .map(step -> Transition.done(step, "1")).toList(), false).applied();
 
         assertThat(applied).hasSize(50);
         assertThat(counting.statements()).hasSize(2);
@@ -138,7 +139,7 @@ class StatementCountTest {
         counting.reset();
 
         long started = System.nanoTime();
-        var result = transitions.apply(List.of(Transition.await(parent.claim(), List.of(), Outcome.Join.ALL, 0, null,
+        var result = transitions.apply(List.of(Transition.await(parent, List.of(), Outcome.Join.ALL, 0, null,
                 null, List.of()).startingChildren(children)), false);
         long elapsedMs = (System.nanoTime() - started) / 1_000_000;
 
@@ -163,12 +164,12 @@ class StatementCountTest {
                 .mapToObj(i -> new NewChild(new NewInstance("m", 1, "s", "{}", "q", (short) 0, null, 0, null,
                         "{runnable,executing,awaiting_signal}"), true))
                 .toList();
-        transitions.apply(List.of(Transition.await(parent.claim(), List.of(), Outcome.Join.ALL, 0, null, null,
+        transitions.apply(List.of(Transition.await(parent, List.of(), Outcome.Join.ALL, 0, null, null,
                 List.of()).startingChildren(children)), false);
         List<ClaimedStep> claimed = pick(50);
         counting.reset();
 
-        var result = transitions.apply(claimed.stream().map(step -> Transition.done(step.claim(), "1")).toList(),
+        var result = transitions.apply(claimed.stream().map(step -> Transition.done(step, "1")).toList(),
                 false);
 
         assertThat(result.applied()).hasSize(50);

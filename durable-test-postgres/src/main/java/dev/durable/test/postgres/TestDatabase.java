@@ -26,7 +26,7 @@ public final class TestDatabase {
      * a node before its machines (a registration inserts the node, then its machine versions).
      */
     static final List<String> TABLES = List.of("durable_instance", "durable_signal", "durable_schedule",
-            "durable_node", "durable_node_machine");
+            "durable_history", "durable_node", "durable_node_machine");
 
     private static final int CLEAN_ATTEMPTS = 5;
     private static final Map<String, TestDatabase> BY_SCHEMA = new ConcurrentHashMap<>();
@@ -41,7 +41,7 @@ public final class TestDatabase {
         this.schema = schema;
         this.migration = migration;
         this.truncateAll = truncate(TABLES);
-        this.truncateInstances = truncate(TABLES.subList(0, 3));
+        this.truncateInstances = truncate(TABLES.subList(0, 4));
     }
 
     /**

@@ -40,6 +40,7 @@ class TestDatabaseTest {
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_node (id) VALUES ('n-1')");
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_node_machine (node_id) VALUES ('n-1')");
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_schedule (name) VALUES ('nightly')");
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id) VALUES (?)", first);
         assertThat(DATABASE.count()).isEqualTo(1);
         assertThat(DATABASE.status(first)).isEqualTo("runnable");
 
@@ -145,5 +146,6 @@ class TestDatabaseTest {
         jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_node_machine (node_id text NOT NULL REFERENCES " + SCHEMA
                 + ".durable_node (id) ON DELETE CASCADE)");
         jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_schedule (name text PRIMARY KEY)");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_history (id bigserial PRIMARY KEY, instance_id bigint)");
     }
 }
