@@ -65,6 +65,8 @@ public class DurableEndpoint {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final List<String> INSTANCE_ACTIONS = List.of("retry", "cancel");
+    /** How many history entries the read of one instance shows, oldest first. */
+    static final int HISTORY_SHOWN = 1000;
     private static final List<String> QUEUE_ACTIONS = List.of("pause", "resume");
 
     private final DurableEngine engine;
@@ -123,7 +125,17 @@ public class DurableEndpoint {
     @ReadOperation
     public @Nullable InstanceDescriptor instance(@Selector long id, SecurityContext securityContext) {
         boolean showValues = this.showValues.isShown(securityContext, roles);
-        return engine.client().find(id).map(instance -> describe(instance, showValues)).orElse(null);
+        return engine.client().find(id).map(instance -> describe(instance, showValues, history(id))).orElse(null);
+    }
+
+    /** The first {@link #HISTORY_SHOWN} entries of an instance's history, oldest first. */
+    private List<HistoryDescriptor> history(long id) {
+        return engine.client().history(id, 0, HISTORY_SHOWN).stream()
+                .map(entry -> new HistoryDescriptor(entry.id(), entry.step(), entry.event().label(), entry.nextStep(),
+                        entry.status().label(), entry.attempt(), entry.node(), entry.leaseToken(), entry.at(),
+                        entry.duration() == null ? null : entry.duration().toMillis(), entry.error(),
+                        entry.signalsConsumed()))
+                .toList();
     }
 
     /**
@@ -253,13 +265,15 @@ public class DurableEndpoint {
                 local != null && local.active());
     }
 
-    private static InstanceDescriptor describe(DurableInstance instance, boolean showValues) {
+    /** An instance, with its history when {@code history} is not null (the read of one instance). */
+    private static InstanceDescriptor describe(DurableInstance instance, boolean showValues,
+            @Nullable List<HistoryDescriptor> history) {
         return new InstanceDescriptor(instance.id(), instance.machine(), instance.version(), instance.step(),
                 instance.status().label(), instance.queue(), instance.priority(), instance.partitionKey(),
                 instance.awaits(), instance.attempt(), instance.eligibleAt(), instance.lastError(),
-                instance.leaseOwner(), instance.leaseExpiresAt(), instance.uniqueKey(), instance.createdAt(),
-                instance.updatedAt(), showValues ? json(instance.stateJson()) : null,
-                showValues ? json(instance.resultJson()) : null);
+                instance.leaseOwner(), instance.leaseExpiresAt(), instance.uniqueKey(), instance.parentId(),
+                instance.createdAt(), instance.updatedAt(), showValues ? json(instance.stateJson()) : null,
+                showValues ? json(instance.resultJson()) : null, history);
     }
 
     private static @Nullable JsonNode json(@Nullable String json) {
@@ -347,11 +361,25 @@ public class DurableEndpoint {
     }
 
     /** One instance; {@code state} and {@code result} are present only when shown. */
+    /**
+     * One instance.
+     *
+     * @param parentId the instance whose step started this one, if any
+     * @param history  its first 1,000 history entries, oldest first, when one instance is read;
+     *                 {@code null} in lists
+     */
     public record InstanceDescriptor(long id, String machine, int version, String step, String status, String queue,
             short priority, @Nullable String partitionKey, @Nullable String awaits, int attempt, Instant eligibleAt,
             @Nullable String lastError, @Nullable String leaseOwner, @Nullable Instant leaseExpiresAt,
-            @Nullable String uniqueKey, Instant createdAt, Instant updatedAt, @Nullable JsonNode state,
-            @Nullable JsonNode result) implements OperationResponseBody {
+            @Nullable String uniqueKey, @Nullable Long parentId, Instant createdAt, Instant updatedAt,
+            @Nullable JsonNode state, @Nullable JsonNode result, @Nullable List<HistoryDescriptor> history)
+            implements OperationResponseBody {
+    }
+
+    /** One entry of an instance's history ({@link dev.durable.HistoryEntry}), its event and status by label. */
+    public record HistoryDescriptor(long id, String step, String event, @Nullable String nextStep, String status,
+            int attempt, @Nullable String node, @Nullable Long leaseToken, Instant at, @Nullable Long durationMs,
+            @Nullable String error, List<Long> signalsConsumed) {
     }
 
     /** The answer to a retry. */

@@ -113,6 +113,9 @@ public final class DurableProperties {
     /** How long ended instances are kept before every node's retention sweep deletes them. */
     private final Retention retention;
 
+    /** The history of every instance's transitions. */
+    private final History history;
+
     /** Metrics. */
     private final Metrics metrics;
 
@@ -127,7 +130,7 @@ public final class DurableProperties {
             @Nullable Duration outcomeRetryTimeout, @Nullable Duration maxRetryBackoff, @Nullable Duration batchWindow,
             @DefaultValue("" + EngineSettings.DEFAULT_INLINE_NEXT_STEPS) boolean inlineNextSteps,
             @Nullable Duration scheduleMisfireThreshold, @DefaultValue Retention retention,
-            @DefaultValue Metrics metrics) {
+            @DefaultValue History history, @DefaultValue Metrics metrics) {
         this.enabled = enabled;
         this.nodeName = nodeName;
         this.schema = schema;
@@ -149,6 +152,7 @@ public final class DurableProperties {
         this.scheduleMisfireThreshold = orDefault(scheduleMisfireThreshold,
                 EngineSettings.DEFAULT_SCHEDULE_MISFIRE_THRESHOLD);
         this.retention = retention;
+        this.history = history;
         this.metrics = metrics;
     }
 
@@ -237,6 +241,10 @@ public final class DurableProperties {
         return retention;
     }
 
+    public History getHistory() {
+        return history;
+    }
+
     public Metrics getMetrics() {
         return metrics;
     }
@@ -311,6 +319,24 @@ public final class DurableProperties {
 
         public int getBatchSize() {
             return batchSize;
+        }
+    }
+
+    /** The history of every instance's transitions, written with each transition and deleted with its instance. */
+    public static final class History {
+
+        /**
+         * Whether every committed transition of an instance (its steps' outcomes, cancels, retries, reaps) is recorded
+         * in its history, in the transaction that commits it.
+         */
+        private final boolean enabled;
+
+        public History(@DefaultValue("" + EngineSettings.DEFAULT_HISTORY) boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public boolean isEnabled() {
+            return enabled;
         }
     }
 

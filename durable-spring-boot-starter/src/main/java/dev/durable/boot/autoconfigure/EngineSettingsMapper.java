@@ -54,6 +54,8 @@ final class EngineSettingsMapper {
                     EngineSettings.Builder::inlineNextSteps),
             new Mapping<>("scheduleMisfireThreshold", DurableProperties::getScheduleMisfireThreshold,
                     EngineSettings.Builder::scheduleMisfireThreshold),
+            new Mapping<>("history", properties -> properties.getHistory().isEnabled(),
+                    EngineSettings.Builder::history),
             new Mapping<>("retention.done", properties -> properties.getRetention().getDone(),
                     EngineSettings.Builder::retentionDone),
             new Mapping<>("retention.failed", properties -> properties.getRetention().getFailed(),

@@ -281,7 +281,16 @@ class DurableApplicationTest extends IntegrationTest {
         assertThat(cancelled.json().path("statusBefore").asString()).isEqualTo("awaiting_signal");
         assertThat(again.json().path("result").asString()).isEqualTo("already_cancelled");
         assertThat(durable.find(parked).orElseThrow().lastError()).isEqualTo("customer withdrew");
-        assertThat(http.get("/actuator/durable/" + parked).json().path("status").asString()).isEqualTo("cancelled");
+        JsonNode read = http.get("/actuator/durable/" + parked).json();
+        assertThat(read.path("status").asString()).isEqualTo("cancelled");
+        // Its history, oldest first: start, count (retried twice), flaky (retried once), then the park and the cancel.
+        assertThat(strings(read.path("history"), "event")).containsExactly("next", "retry", "retry", "next", "retry",
+                "next", "await", "cancel");
+        JsonNode cancel = read.path("history").get(7);
+        assertThat(cancel.path("error").asString()).isEqualTo("customer withdrew");
+        assertThat(cancel.path("status").asString()).isEqualTo("cancelled");
+        assertThat(cancel.path("node").asString()).isEqualTo(engine.nodeId());
+        assertThat(read.path("history").get(0).path("durationMs").isNumber()).isTrue();
 
         long ended = durable.start(Workflow.class, new Workflow.State("stop-kim", 0)).id();
         await().atMost(Duration.ofSeconds(20)).until(() -> awaits(ended));
@@ -337,6 +346,11 @@ class DurableApplicationTest extends IntegrationTest {
 
     private static List<String> strings(JsonNode array) {
         return array.valueStream().map(JsonNode::asString).toList();
+    }
+
+    /** The text of {@code field} of each object of {@code array}. */
+    private static List<String> strings(JsonNode array, String field) {
+        return array.valueStream().map(element -> element.path(field).asString()).toList();
     }
 
     private static JsonNode machine(JsonNode body, String name) {
