@@ -65,6 +65,12 @@ public interface DurableClient {
     CancelResult cancel(long instanceId, @Nullable String reason);
 
     /**
+     * The children that steps of instance {@code parentId} started ({@link Outcome#startingChildren}), in the order
+     * they were started, with their status and result as they stand now; empty for an instance without children.
+     */
+    List<DurableInstance> children(long parentId);
+
+    /**
      * The history of an instance, oldest first: every transition committed since it started (when history is on, the
      * default), including cancels, operators' retries and claims that ended without an outcome. Empty for an instance
      * that does not exist, or whose history is off or was deleted with it.

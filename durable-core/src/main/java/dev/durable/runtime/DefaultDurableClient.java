@@ -164,6 +164,11 @@ final class DefaultDurableClient implements DurableClient {
     }
 
     @Override
+    public List<DurableInstance> children(long parentId) {
+        return queries.children(parentId, values.codec());
+    }
+
+    @Override
     public List<HistoryEntry> history(long instanceId, long afterId, int limit) {
         if (limit < 1 || limit > InstanceQuery.MAX_LIMIT) {
             throw new IllegalArgumentException("A history page holds 1 to " + InstanceQuery.MAX_LIMIT

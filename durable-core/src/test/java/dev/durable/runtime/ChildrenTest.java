@@ -105,6 +105,8 @@ class ChildrenTest {
         assertThat(joins).containsExactly("3/3: done:packed book failed done:packed ink");
         assertThat(client.find(order).orElseThrow().result(String.class)).isEqualTo("done,failed,done");
         assertThat(client.find(children.get(1)).orElseThrow().parentId()).isEqualTo(order);
+        assertThat(client.children(order)).extracting(DurableInstance::id).containsExactlyElementsOf(children);
+        assertThat(client.children(children.get(0))).isEmpty();
     }
 
     @Test

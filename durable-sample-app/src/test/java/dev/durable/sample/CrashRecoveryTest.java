@@ -61,7 +61,7 @@ class CrashRecoveryTest {
             firstLoadOrder = load.json().path("firstId").asLong();
             lastLoadOrder = load.json().path("lastId").asLong();
             assertThat(lastLoadOrder - firstLoadOrder).isEqualTo(LOAD - 1);
-            await().atMost(Duration.ofSeconds(30)).until(() -> http.status(order).equals("awaiting_signal"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> http.awaitsPayment(order));
             first.kill();
         }
         // Killed: no shutdown ran, so the database server is still up on the same data.

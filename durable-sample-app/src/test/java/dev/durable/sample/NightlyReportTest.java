@@ -34,7 +34,7 @@ class NightlyReportTest {
     void theReportScheduleStartsReportsThatCountTheOrders() throws Exception {
         SampleHttp http = new SampleHttp(port);
         long order = http.placeOrder(7);
-        await().atMost(Duration.ofSeconds(10)).until(() -> http.status(order).equals("awaiting_signal"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> http.awaitsPayment(order));
 
         // Ticks may have fired before the order existed: wait for two reports, the newest made after the order.
         await().atMost(Duration.ofSeconds(15)).until(() -> {

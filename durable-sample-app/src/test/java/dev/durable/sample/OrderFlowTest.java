@@ -37,10 +37,13 @@ class OrderFlowTest {
         SampleHttp http = new SampleHttp(port);
         long id = http.placeOrder(7);
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> http.status(id).equals("awaiting_signal"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> http.awaitsPayment(id));
         JsonNode waiting = http.order(id).json();
         assertThat(waiting.path("step").asString()).isEqualTo("await-payment");
-        assertThat(waiting.path("order").path("reservation").asString()).isEqualTo("RES-" + id + "-SKU-42x2");
+        // Its one line was reserved by a child instance.
+        long line = waiting.path("lines").get(0).path("id").asLong();
+        assertThat(waiting.path("lines").get(0).path("status").asString()).isEqualTo("done");
+        assertThat(waiting.path("order").path("reservation").asString()).isEqualTo("RES-" + line + "-SKU-42x2");
 
         // Held, so the webhook's redelivery arrives while the payment is still in the order's inbox.
         engine.pause("orders");
@@ -60,13 +63,60 @@ class OrderFlowTest {
     }
 
     @Test
+    void anOrderOfSeveralLinesReservesEachInAChildAndFailsWhenOneIsSoldOut() throws Exception {
+        SampleHttp http = new SampleHttp(port);
+        long twoLines = http.post("/orders", """
+                {"customerId": 8, "lines": [{"sku": "BOOK", "quantity": 1}, {"sku": "PEN", "quantity": 3}],
+                 "amountCents": 1200}""").json().path("id").asLong();
+        long soldOut = http.post("/orders", """
+                {"customerId": 9, "lines": [{"sku": "BOOK", "quantity": 1}, {"sku": "SOLD-OUT-LAMP", "quantity": 1}],
+                 "amountCents": 1200}""").json().path("id").asLong();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> http.awaitsPayment(twoLines)
+                && http.status(soldOut).equals("failed"));
+        JsonNode waiting = http.order(twoLines).json();
+        JsonNode lines = waiting.path("lines");
+        assertThat(lines.size()).isEqualTo(2);
+        assertThat(waiting.path("order").path("reservation").asString()).isEqualTo("RES-" + lines.get(0).path("id")
+                .asLong() + "-BOOKx1,RES-" + lines.get(1).path("id").asLong() + "-PENx3");
+        JsonNode failed = http.order(soldOut).json();
+        assertThat(failed.path("lines").get(1).path("status").asString()).isEqualTo("failed");
+        assertThat(failed.path("lastError").asString()).startsWith("lines not reserved: ")
+                .contains("out of stock: SOLD-OUT-LAMP");
+        assertThat(http.post("/orders", "{\"customerId\": 1, \"amountCents\": 5}").status()).isEqualTo(400);
+    }
+
+    @Test
+    void anOrderIsCancelledOverRestOnceAndAnEndedOneIsAConflict() throws Exception {
+        SampleHttp http = new SampleHttp(port);
+        long id = http.placeOrder(11);
+        await().atMost(Duration.ofSeconds(20)).until(() -> http.awaitsPayment(id));
+
+        SampleHttp.Response cancelled = http.post("/orders/" + id + "/cancel", "{\"reason\": \"changed my mind\"}");
+        SampleHttp.Response again = http.post("/orders/" + id + "/cancel", "");
+
+        assertThat(cancelled.status()).isEqualTo(200);
+        assertThat(cancelled.json().path("result").asString()).isEqualTo("cancelled");
+        assertThat(cancelled.json().path("statusBefore").asString()).isEqualTo("awaiting_signal");
+        assertThat(again.json().path("result").asString()).isEqualTo("already_cancelled");
+        JsonNode order = http.order(id).json();
+        assertThat(order.path("status").asString()).isEqualTo("cancelled");
+        assertThat(order.path("lastError").asString()).isEqualTo("changed my mind");
+        assertThat(http.pay(id, "evt-after-cancel").status()).isEqualTo(409);
+        assertThat(http.post("/orders/987654321/cancel", "").status()).isEqualTo(404);
+        // Its history ends with the cancel.
+        JsonNode history = http.get("/actuator/durable/" + id).json().path("history");
+        assertThat(history.get(history.size() - 1).path("event").asString()).isEqualTo("cancel");
+    }
+
+    @Test
     void loadGeneratorStartsManyOrdersInOneCall() throws Exception {
         SampleHttp http = new SampleHttp(port);
         SampleHttp.Response load = http.post("/load?orders=25", "");
         assertThat(load.status()).isEqualTo(200);
         assertThat(load.json().path("started").asInt()).isEqualTo(25);
         long last = load.json().path("lastId").asLong();
-        await().atMost(Duration.ofSeconds(30)).until(() -> http.status(last).equals("awaiting_signal"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> http.awaitsPayment(last));
 
         JsonNode durable = http.get("/actuator/durable").json();
         assertThat(durable.path("queues").path("orders").path("counts").path("awaiting_signal").asLong())

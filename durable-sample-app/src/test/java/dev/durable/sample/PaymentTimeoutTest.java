@@ -34,14 +34,15 @@ class PaymentTimeoutTest {
         SampleHttp http = new SampleHttp(port);
         long unpaid = http.placeOrder(1);
         long paid = http.placeOrder(2);
-        await().atMost(Duration.ofSeconds(10)).until(() -> http.status(paid).equals("awaiting_signal"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> http.awaitsPayment(paid));
         assertThat(http.pay(paid, "evt-" + paid).status()).isEqualTo(202);
 
         await().atMost(Duration.ofSeconds(15)).until(() -> http.status(unpaid).equals("done"));
         JsonNode cancelled = http.order(unpaid).json();
         assertThat(cancelled.path("step").asString()).isEqualTo("cancel");
         assertThat(cancelled.path("result").path("reason").asString()).isEqualTo("no payment within PT2S");
-        assertThat(cancelled.path("result").path("reservation").asString()).isEqualTo("RES-" + unpaid + "-SKU-42x2");
+        long line = cancelled.path("lines").get(0).path("id").asLong();
+        assertThat(cancelled.path("result").path("reservation").asString()).isEqualTo("RES-" + line + "-SKU-42x2");
         assertThat(http.pay(unpaid, "evt-late").status()).as("a payment after the cancellation").isEqualTo(409);
 
         await().atMost(Duration.ofSeconds(15)).until(() -> http.status(paid).equals("done"));

@@ -45,6 +45,13 @@ final class SampleHttp {
         return order(orderId).json().path("status").asString();
     }
 
+    /** Whether the order waits for its payment (an order waiting for its lines' reservations is parked too). */
+    boolean awaitsPayment(long orderId) throws IOException, InterruptedException {
+        JsonNode order = order(orderId).json();
+        return order.path("status").asString().equals("awaiting_signal")
+                && order.path("step").asString().equals("await-payment");
+    }
+
     Response get(String path) throws IOException, InterruptedException {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET().build());
     }

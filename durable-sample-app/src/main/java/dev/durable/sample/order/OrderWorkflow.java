@@ -1,5 +1,8 @@
 package dev.durable.sample.order;
 
+import dev.durable.Child;
+import dev.durable.DurableInstance;
+import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
@@ -7,17 +10,23 @@ import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
 import dev.durable.sample.SampleProperties;
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The order workflow: {@code reserve} stock, {@code await-payment} until the payment webhook signals, {@code ship}
- * through a flaky carrier, done. A payment that does not arrive within {@code sample.payment.timeout} cancels the
- * order ({@code cancel} gives the stock back). Each step's new state is committed before the next runs, so an order
- * survives any crash of the application; failing steps are retried with exponential backoff by {@link #onError}.
+ * The order workflow: {@code reserve} the stock of every line (one {@link ReserveLine} child per line, in parallel),
+ * {@code await-payment} until the payment webhook signals, {@code ship} through a flaky carrier, done. A payment that
+ * does not arrive within {@code sample.payment.timeout} cancels the order ({@code cancel} gives the stock back). Each
+ * step's new state is committed before the next runs, so an order survives any crash of the application; failing
+ * steps are retried with exponential backoff by {@link #onError}.
+ *
+ * <p>Version 2: orders have lines (version 1 had one product per order, and is no longer registered; a version-1 order
+ * left in a database is reported as stranded, not run).
  */
-@DurableMachine(name = OrderWorkflow.NAME, version = 1, queue = "orders", stepTimeout = "30s")
+@DurableMachine(name = OrderWorkflow.NAME, version = 2, queue = "orders", stepTimeout = "30s")
 public class OrderWorkflow {
 
     /** The machine's name, as instances record it. */
@@ -40,9 +49,28 @@ public class OrderWorkflow {
         this.paymentTimeout = properties.payment().timeout();
     }
 
+    /**
+     * Starts one child per line and waits for all of them; once they have ended, goes on if every line is reserved,
+     * or gives back what was reserved and fails.
+     */
     @Step(value = "reserve", initial = true)
     Outcome reserve(Order order, StepContext ctx) {
-        String reservation = warehouse.reserve(ctx.instanceId(), order.sku(), order.quantity());
+        if (ctx.childrenStarted() == 0) {
+            return Outcome.awaitChildren(order).startingChildren(order.lines().stream()
+                    .map(line -> Child.of(ReserveLine.class, line))
+                    .toList());
+        }
+        List<DurableInstance> lines = ctx.children();
+        List<DurableInstance> unreserved = lines.stream()
+                .filter(line -> line.status() != InstanceStatus.DONE)
+                .toList();
+        if (!unreserved.isEmpty()) {
+            lines.forEach(line -> warehouse.release(line.id()));
+            return Outcome.stop("lines not reserved: " + unreserved.stream()
+                    .map(line -> line.id() + " (" + line.lastError() + ")")
+                    .collect(Collectors.joining(", ")));
+        }
+        String reservation = lines.stream().map(line -> line.result(String.class)).collect(Collectors.joining(","));
         return Outcome.next("await-payment", order.reserved(reservation));
     }
 
@@ -63,7 +91,7 @@ public class OrderWorkflow {
     /** No payment in time: the stock goes back and the order ends cancelled (a late payment is then refused). */
     @Step("cancel")
     Outcome cancel(Order order, StepContext ctx) {
-        warehouse.release(ctx.instanceId());
+        ctx.children().forEach(line -> warehouse.release(line.id()));
         log.info("Order {} cancelled: no payment within {}", ctx.instanceId(), paymentTimeout);
         return Outcome.done(new Cancellation("no payment within " + paymentTimeout,
                 String.valueOf(order.reservation())));

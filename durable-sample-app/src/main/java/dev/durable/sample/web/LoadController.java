@@ -8,6 +8,7 @@ import dev.durable.SignalResult;
 import dev.durable.StartOptions;
 import dev.durable.StartRequest;
 import dev.durable.StartResult;
+import dev.durable.sample.order.Line;
 import dev.durable.sample.order.Order;
 import dev.durable.sample.order.OrderWorkflow;
 import dev.durable.sample.order.Payment;
@@ -49,8 +50,11 @@ class LoadController {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         List<StartRequest> requests = IntStream.range(0, orders).mapToObj(i -> {
             long customer = random.nextLong(1, 1000);
-            return StartRequest.of(Order.placed(customer, "SKU-" + random.nextInt(1, 50), random.nextInt(1, 5),
-                    random.nextLong(500, 50_000)), StartOptions.defaults().partitionKey("customer:" + customer));
+            List<Line> lines = IntStream.range(0, random.nextInt(1, 4))
+                    .mapToObj(line -> new Line("SKU-" + random.nextInt(1, 50), random.nextInt(1, 5)))
+                    .toList();
+            return StartRequest.of(Order.placed(customer, lines, random.nextLong(500, 50_000)),
+                    StartOptions.defaults().partitionKey("customer:" + customer));
         }).toList();
         long started = System.nanoTime();
         List<StartResult> results = durable.startAll(OrderWorkflow.class, requests);

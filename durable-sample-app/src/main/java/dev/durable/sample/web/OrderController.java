@@ -1,14 +1,18 @@
 package dev.durable.sample.web;
 
+import dev.durable.CancelResult;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
 import dev.durable.SignalResult;
 import dev.durable.StartOptions;
+import dev.durable.sample.order.Line;
 import dev.durable.sample.order.Order;
 import dev.durable.sample.order.OrderWorkflow;
 import dev.durable.sample.order.Payment;
 import java.net.URI;
 import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
@@ -22,7 +26,7 @@ import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Places orders, takes the payment provider's webhook and shows orders. */
+/** Places orders, takes the payment provider's webhook, cancels and shows orders. */
 @RestController
 @RequestMapping("/orders")
 class OrderController {
@@ -35,23 +39,63 @@ class OrderController {
         this.json = json;
     }
 
-    record PlaceOrder(long customerId, String sku, int quantity, long amountCents) {
+    /** An order of {@code lines}, or of one product ({@code sku}, {@code quantity}) for short. */
+    record PlaceOrder(long customerId, @Nullable List<Line> lines, @Nullable String sku, @Nullable Integer quantity,
+            long amountCents) {
+
+        List<Line> allLines() {
+            if (lines != null && !lines.isEmpty()) {
+                return lines;
+            }
+            return sku == null ? List.of() : List.of(new Line(sku, quantity == null ? 1 : quantity));
+        }
+    }
+
+    record CancelOrder(@Nullable String reason) {
     }
 
     record PaymentWebhook(String eventId, String paymentId, long amountCents) {
     }
 
     record OrderView(long id, String status, String step, int attempt, @Nullable String awaits,
-            @Nullable JsonNode order, @Nullable JsonNode result, @Nullable String lastError, Instant updatedAt) {
+            @Nullable JsonNode order, @Nullable JsonNode result, @Nullable String lastError, Instant updatedAt,
+            List<LineView> lines) {
+    }
+
+    /** One line's reservation: a child instance of the order. */
+    record LineView(long id, String status, @Nullable JsonNode result, @Nullable String lastError) {
     }
 
     /** Starts the workflow; a customer's orders never run at the same time (partition key). */
     @PostMapping
     ResponseEntity<Map<String, Object>> place(@RequestBody PlaceOrder request) {
+        List<Line> lines = request.allLines();
+        if (lines.isEmpty()) {
+            return ResponseEntity.badRequest().body(Map.of("error", "an order needs lines, or a sku and a quantity"));
+        }
         long id = durable.start(OrderWorkflow.class,
-                Order.placed(request.customerId(), request.sku(), request.quantity(), request.amountCents()),
+                Order.placed(request.customerId(), lines, request.amountCents()),
                 StartOptions.defaults().partitionKey("customer:" + request.customerId())).id();
         return ResponseEntity.created(URI.create("/orders/" + id)).body(Map.of("id", id));
+    }
+
+    /**
+     * Cancels an order that has not ended: it stops where it is, with the reservations of its lines still running.
+     * The engine's cancel runs no step, so stock an order already holds is not given back here: a shop would rather
+     * signal the order and let a step give it back (docs/DESIGN.md, "Cancel").
+     */
+    @PostMapping("/{id}/cancel")
+    ResponseEntity<Map<String, Object>> cancel(@PathVariable long id, @RequestBody(required = false)
+            @Nullable CancelOrder request) {
+        String reason = request == null || request.reason() == null ? "cancelled by the customer" : request.reason();
+        CancelResult result = durable.cancel(id, reason);
+        HttpStatus status = switch (result.outcome()) {
+            case CANCELLED, ALREADY_CANCELLED -> HttpStatus.OK;
+            case REFUSED_UNKNOWN_INSTANCE -> HttpStatus.NOT_FOUND;
+            case REFUSED_TERMINAL_INSTANCE -> HttpStatus.CONFLICT;
+        };
+        return ResponseEntity.status(status).body(Map.of("result", result.outcome().name().toLowerCase(Locale.ROOT),
+                "statusBefore", result.status() == null ? "none" : result.status().label()));
     }
 
     /** The payment webhook: the provider's event id deduplicates redeliveries. */
@@ -75,9 +119,12 @@ class OrderController {
     }
 
     private OrderView view(DurableInstance instance) {
+        List<LineView> lines = durable.children(instance.id()).stream()
+                .map(line -> new LineView(line.id(), line.status().label(), tree(line.resultJson()), line.lastError()))
+                .toList();
         return new OrderView(instance.id(), instance.status().label(), instance.step(), instance.attempt(),
                 instance.awaits(), tree(instance.stateJson()), tree(instance.resultJson()), instance.lastError(),
-                instance.updatedAt());
+                instance.updatedAt(), lines);
     }
 
     private @Nullable JsonNode tree(@Nullable String text) {
