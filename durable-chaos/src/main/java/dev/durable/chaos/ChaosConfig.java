@@ -26,6 +26,8 @@ import java.util.TreeMap;
  * @param longStepPermille how many step executions in a thousand take {@code longStepMillis} instead (longer than
  *                       the shutdown grace period, so a SIGTERM has unfinished claims to release)
  * @param quiescence     how long, after the chaos, the run may take to finish every instance
+ * @param families       how many families (a parent and its two to four members, {@link FamilyMachines}) are started
+ *                       over the insert window, a quarter of them cancelled while they run
  */
 public record ChaosConfig(
         Path workDir,
@@ -55,14 +57,15 @@ public record ChaosConfig(
         int maxPauseMillis,
         int longStepPermille,
         int longStepMillis,
-        int inlineNodes) {
+        int inlineNodes,
+        int families) {
 
     /** About two minutes on a slow two-core machine: 3 nodes, 6 kills, 1 pause past the lease, 1 restart each. */
     public static ChaosConfig shortRun(Path workDir) {
         return new ChaosConfig(workDir, System.currentTimeMillis(), 3, 4000, 12, 24, Duration.ofSeconds(75),
                 Duration.ofSeconds(55), 6, 1, 1, 0, 1, Duration.ofSeconds(9), Duration.ofSeconds(3),
                 Duration.ofMinutes(4), 6, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofMillis(150),
-                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1);
+                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1, 300);
     }
 
     /** 25 minutes of chaos: 3 nodes, 60 kills, 6 pauses, 3 clean restarts and 3 crashes of PostgreSQL, 6 SIGTERMs. */
@@ -70,7 +73,7 @@ public record ChaosConfig(
         return new ChaosConfig(workDir, System.currentTimeMillis(), 3, 60000, 180, 32, Duration.ofMinutes(25),
                 Duration.ofMinutes(23), 60, 6, 3, 3, 6, Duration.ofSeconds(10), Duration.ofSeconds(3),
                 Duration.ofMinutes(10), 6, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofMillis(150),
-                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1);
+                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1, 4000);
     }
 
     /**

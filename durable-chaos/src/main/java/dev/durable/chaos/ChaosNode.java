@@ -74,7 +74,8 @@ public final class ChaosNode {
                 .zombieGracePeriod(Duration.ofSeconds(2))
                 .inlineNextSteps(Boolean.parseBoolean(conf.getOrDefault("inline", "false")))
                 .build();
-        DurableEngine engine = DurableEngine.builder(engineData, MachineRegistry.of(machine, ChaosMachine.ticker()))
+        DurableEngine engine = DurableEngine.builder(engineData, MachineRegistry.of(machine, ChaosMachine.ticker(),
+                FamilyMachines.parent(), FamilyMachines.member()))
                 .settings(settings)
                 .listener(new PrintingListener())
                 .build();

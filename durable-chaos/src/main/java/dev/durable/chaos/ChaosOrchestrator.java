@@ -126,14 +126,17 @@ public final class ChaosOrchestrator {
         HikariDataSource data = pool(pg.jdbcUrl());
         Thread inserter = null;
         Thread signaler = null;
+        Thread familyDriver = null;
         try {
             say("PostgreSQL on port " + pg.port() + "; applying the schema");
             DurableSchema.named(SCHEMA).migrate(data);
             JdbcTemplate jdbc = new JdbcTemplate(data);
             jdbc.execute(EffectLog.DDL);
             jdbc.execute(Workload.DDL);
+            jdbc.execute(FamilyWorkload.DDL);
 
-            DurableClient client = DurableEngine.builder(data, MachineRegistry.of(ChaosMachine.clientDefinition()))
+            DurableClient client = DurableEngine.builder(data, MachineRegistry.of(ChaosMachine.clientDefinition(),
+                            FamilyMachines.parent(), FamilyMachines.member()))
                     .settings(EngineSettings.builder().nodeName("driver").schema(SCHEMA)
                             .queues(Map.of(ChaosMachine.QUEUE, QueueSettings.concurrency(0))).build())
                     .build()
@@ -151,6 +154,8 @@ public final class ChaosOrchestrator {
             Workload workload = new Workload(config, client, data, () -> { });
             inserter = daemon("inserter", workload::insertAll);
             signaler = daemon("signaler", workload::signalAll);
+            FamilyWorkload families = new FamilyWorkload(config, client, data);
+            familyDriver = daemon("families", families::run);
             Thread progress = daemon("progress", () -> reportProgress(jdbc, workload));
 
             runFaults(pg, jdbc);
@@ -165,6 +170,7 @@ public final class ChaosOrchestrator {
             }
             say("chaos over; waiting for every instance to finish (at most " + config.quiescence() + ")");
             inserter.join(config.quiescence().toMillis());
+            familyDriver.join(config.quiescence().toMillis());
             boolean quiet = awaitQuiescence(jdbc, workload);
             signaler.join(Duration.ofSeconds(30).toMillis());
             progress.interrupt();
@@ -180,6 +186,7 @@ public final class ChaosOrchestrator {
             Invariants.Report report = new Invariants(data).check(new Invariants.Witness(Map.copyOf(unapplied),
                     Set.copyOf(killedPids), Map.copyOf(pausesByPid), Map.copyOf(stoppedAt)));
             List<Invariants.Check> checks = new ArrayList<>(report.checks());
+            checks.addAll(new FamilyInvariants(data).check(report.counts()));
             checks.add(recovered);
             checks.add(pausedNodeFenced());
             checks.add(sigtermReleased());
@@ -189,6 +196,11 @@ public final class ChaosOrchestrator {
                     + " instances inserted, " + workload.signalsSent() + " signals sent, "
                     + workload.callFailures() + " driver calls repeated after a database error",
                     workload.failure() == null ? List.of() : List.of(String.valueOf(workload.failure()))));
+            checks.add(new Invariants.Check("families-complete", families.failure() == null
+                    && families.started() == config.families(), families.started() + " of " + config.families()
+                    + " families started, " + families.cancelsSent() + " cancels sent, " + families.callFailures()
+                    + " driver calls repeated after a database error",
+                    families.failure() == null ? List.of() : List.of(String.valueOf(families.failure()))));
             List<String> described = checks.stream().map(Invariants.Check::describe).toList();
             described.forEach(this::say);
             stats.forEach(line -> say("node " + line));
@@ -205,6 +217,9 @@ public final class ChaosOrchestrator {
             }
             if (signaler != null) {
                 signaler.interrupt();
+            }
+            if (familyDriver != null) {
+                familyDriver.interrupt();
             }
             for (NodeProcess node : nodes) {
                 if (node.isAlive()) {
@@ -400,8 +415,11 @@ public final class ChaosOrchestrator {
         while (System.nanoTime() < deadline) {
             try {
                 Long open = jdbc.queryForObject("""
-                        SELECT count(*) FROM chaos.plan p JOIN durable.durable_instance i ON i.id = p.instance_id
-                        WHERE i.status NOT IN ('done', 'failed')
+                        SELECT (SELECT count(*) FROM chaos.plan p JOIN durable.durable_instance i
+                                ON i.id = p.instance_id WHERE i.status NOT IN ('done', 'failed'))
+                             + (SELECT count(*) FROM durable.durable_instance
+                                WHERE machine IN ('chaos-family', 'chaos-member')
+                                  AND status IN ('runnable', 'executing', 'awaiting_signal'))
                         """, Long.class);
                 Long planned = jdbc.queryForObject("SELECT count(*) FROM chaos.plan", Long.class);
                 if (open != null && open == 0 && planned != null && planned == config.instances()) {
@@ -531,6 +549,8 @@ public final class ChaosOrchestrator {
                 + "/" + c.get("dup_signals_refused_terminal")
                 + " deadlines_fired=" + c.get("deadlines_fired") + "/" + c.get("deadlines")
                 + " schedule_ticks=" + c.get("schedule_ticks")
+                + " families=" + c.get("families") + " joins=" + c.get("joins")
+                + " cancels=" + c.get("cancels") + " cancelled=" + c.get("cancelled")
                 + " violations=" + violations
                 + " duration=" + seconds + "s seed=" + config.seed();
     }

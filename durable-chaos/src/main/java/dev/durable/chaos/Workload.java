@@ -18,10 +18,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 
@@ -80,8 +78,6 @@ final class Workload {
     private record Due(long atNanos, long instanceId, Plan plan, boolean duplicate) {
     }
 
-    private static final Duration RETRY_PAUSE = Duration.ofMillis(250);
-    private static final Duration GIVE_UP = Duration.ofMinutes(5);
 
     private final ChaosConfig config;
     private final DurableClient client;
@@ -94,7 +90,7 @@ final class Workload {
     private final Set<Long> waitingForAwait = new HashSet<>();
     private final AtomicInteger inserted = new AtomicInteger();
     private final AtomicInteger sent = new AtomicInteger();
-    private final AtomicInteger callFailures = new AtomicInteger();
+    private final DriverCalls calls = new DriverCalls();
     private final AtomicBoolean insertsDone = new AtomicBoolean();
     private volatile @Nullable Throwable failure;
 
@@ -137,7 +133,7 @@ final class Workload {
 
     /** Calls that failed (the database was away) and were made again. */
     int callFailures() {
-        return callFailures.get();
+        return calls.failures();
     }
 
     @Nullable Throwable failure() {
@@ -170,7 +166,8 @@ final class Workload {
         List<StartRequest> requests = wave.stream().map(plan -> StartRequest.of(
                 new ChaosMachine.State(plan.retries(), plan.errors(), plan.sleepMs(), plan.deadlineMs(), List.of()),
                 StartOptions.defaults().partitionKey(plan.partitionKey()).uniqueKey("chaos-" + plan.seq()).uniqueScope(everStatus))).toList();
-        List<StartResult> results = retrying("insert a wave", () -> client.startAll(ChaosMachine.NAME, requests));
+        List<StartResult> results = calls.retrying("insert a wave",
+                () -> client.startAll(ChaosMachine.NAME, requests));
         List<Object> ids = new ArrayList<>();
         List<Object> seqs = new ArrayList<>();
         List<Object> keys = new ArrayList<>();
@@ -194,7 +191,7 @@ final class Workload {
             modes.add(plan.mode().name());
             duplicates.add(plan.duplicate());
         }
-        retrying("record a wave's plan", () -> jdbc.sql("""
+        calls.retrying("record a wave's plan", () -> jdbc.sql("""
                 INSERT INTO chaos.plan (instance_id, seq, partition_key, retries, errors, sleep_ms, deadline_ms, nonce,
                                         mode, duplicate)
                 SELECT * FROM unnest(:ids::bigint[], :seqs::int[], :keys::text[], :retries::int[], :errors::int[],
@@ -271,7 +268,7 @@ final class Workload {
         if (candidates.isEmpty()) {
             return;
         }
-        List<Long> parked = retrying("find parked instances", () -> jdbc.sql("""
+        List<Long> parked = calls.retrying("find parked instances", () -> jdbc.sql("""
                 SELECT id FROM durable.durable_instance
                 WHERE id = ANY (:ids::bigint[]) AND status = 'awaiting_signal'
                 """).param("ids", new SqlArrayValue("int8", candidates.toArray())).query(Long.class).list());
@@ -287,12 +284,12 @@ final class Workload {
     private void send(Due item) {
         String nonce = item.duplicate() ? "dup-" + item.plan().nonce() : item.plan().nonce();
         int[] attempts = {0};
-        SignalResult result = retrying("send a signal", () -> {
+        SignalResult result = calls.retrying("send a signal", () -> {
             attempts[0]++;
             return client.signal(item.instanceId(), ChaosMachine.SIGNAL, new ChaosMachine.Go(nonce),
                     "go-" + item.instanceId());
         });
-        retrying("record a delivery", () -> jdbc.sql("""
+        calls.retrying("record a delivery", () -> jdbc.sql("""
                 INSERT INTO chaos.delivery (instance_id, nonce, duplicate, result, attempts)
                 VALUES (:instance, :nonce, :duplicate, :result, :attempts)
                 ON CONFLICT (instance_id, duplicate) DO NOTHING
@@ -308,27 +305,6 @@ final class Workload {
             synchronized (this) {
                 due.add(new Due(System.nanoTime() + millis(random.nextInt(3000)), item.instanceId(), item.plan(),
                         true));
-            }
-        }
-    }
-
-    /** Runs {@code call} until it returns: a database restart only delays it. */
-    private <T> T retrying(String what, Supplier<T> call) {
-        long deadline = System.nanoTime() + GIVE_UP.toNanos();
-        while (true) {
-            try {
-                return call.get();
-            } catch (DataAccessException e) {
-                callFailures.incrementAndGet();
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("Could not " + what + " for " + GIVE_UP, e);
-                }
-                try {
-                    Thread.sleep(RETRY_PAUSE.toMillis());
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("Interrupted while trying to " + what, interrupted);
-                }
             }
         }
     }
