@@ -2,7 +2,10 @@ package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durable.CancelResult;
+import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
+import dev.durable.jdbc.DurableSchema;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;
@@ -17,6 +20,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * The races of children (docs/DESIGN.md, "Children"), forced with a third connection holding the parent's row lock
@@ -132,6 +136,45 @@ class ChildrenRaceTest {
         assertThat(end.get().newWork()).containsExactly("q");
         assertThat(TestDatabase.row(family[0].id())).containsEntry("status", "runnable")
                 .containsEntry("children_ended", 1);
+    }
+
+    /**
+     * A parent's cancel and its child's end lock the two rows in opposite orders (the cascade parent then child, the
+     * end child then parent): forced into a deadlock, PostgreSQL aborts one. Here the cancel is the one aborted (the
+     * child's end runs with a long deadlock_timeout, so the cancel's backend finds the cycle first); it is tried
+     * again in a transaction of its own and succeeds, after the child's end, which woke the parent.
+     */
+    @Test
+    void aParentsCancelDeadlockedWithItsChildsEndIsTriedAgainAndHolds() throws Exception {
+        long parent = insert("parent", null);
+        repositories.transitions().apply(List.of(withChildren(pick("parent").get(0), 1)), false);
+        ClaimedStep child = pick("child").get(0);
+
+        CompletableFuture<CancelRepository.Cancellation> cancel;
+        CompletableFuture<TransitionRepository.Applied> end;
+        try (Connection patient = dataSource.getConnection()) {
+            patient.createStatement().execute("SET deadlock_timeout = '30s'");
+            SingleConnectionDataSource patientSource = new SingleConnectionDataSource(patient, true);
+            TransitionRepository patientTransitions = new TransitionRepository(patientSource,
+                    new StatementPlanning(patientSource, DurableSchema.named(TestDatabase.SCHEMA)), Repositories.HISTORY);
+            try (Connection blocker = RowLocks.lockRow(dataSource, parent)) {
+                cancel = CompletableFuture.supplyAsync(() -> repositories.cancels().cancel(List.of(parent),
+                        "withdrawn"), threads);
+                RowLocks.awaitLockWait("/* durable: cancel */");
+                end = CompletableFuture.supplyAsync(() -> patientTransitions.apply(
+                        List.of(Transition.done(child, "1")), false), threads);
+                RowLocks.awaitLockWait("/* durable: children ended */");
+                blocker.commit();
+            }
+            assertThat(end.get().applied()).containsExactly(child.id());
+            assertThat(cancel.get().results()).singleElement().satisfies(result -> {
+                assertThat(result.outcome()).isEqualTo(CancelResult.Cancellation.CANCELLED);
+                assertThat(result.status()).isEqualTo(InstanceStatus.RUNNABLE); // woken by its child's end
+            });
+            patient.createStatement().execute("RESET deadlock_timeout");
+        }
+        assertThat(TestDatabase.row(parent)).containsEntry("status", "cancelled").containsEntry("children_ended", 1);
+        assertThat(TestDatabase.status(child.id())).isEqualTo("done");
     }
 
     /** A parent that started one child and is executing again, and that child, executing too. */
