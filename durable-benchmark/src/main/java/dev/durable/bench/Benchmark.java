@@ -1,6 +1,7 @@
 package dev.durable.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.durable.Child;
 import dev.durable.DurableClient;
 import dev.durable.Outcome;
 import dev.durable.StartOptions;
@@ -56,7 +57,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (f) heap per in-flight step and heap of a node with 100,000 awaiting instances;
  * (p) (a) with a million pending timers and await deadlines in the table, and the node's heap growth with them;
  * (t) timer accuracy: 1,000 timers due at random instants over a minute, how late each fires, at the default poll
- * interval and at 100 ms; (r) (a) while another node's retention deletes a million expired instances;
+ * interval and at 100 ms; (r) (a) while another node's retention deletes a million expired instances, each with its
+ * history; (h) (a) and (b) with history on and off; (k) a step starting 10,000 children and its join;
  * (s, not in {@code all}) the baseline from 4 to 80 threads, to see where it saturates.
  * Ratios are to figures of the same run, so they hold across machines better than the absolute numbers.
  */
@@ -79,6 +81,7 @@ public final class Benchmark {
     private static final int PENDING = Integer.getInteger("bench.pending", 1_000_000);
     private static final int TIMERS = Integer.getInteger("bench.timers", 1_000);
     private static final int RETENTION_ROWS = Integer.getInteger("bench.retentionRows", 1_000_000);
+    private static final int FAN_OUT = Integer.getInteger("bench.fanOut", 10_000);
     /** Rounds of (g) then (a): this machine's speed drifts, so the figures are medians over interleaved rounds. */
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
     /** Thread counts of the baseline's saturation sweep (s); the pool must hold the largest. */
@@ -134,7 +137,7 @@ public final class Benchmark {
 
     private static Set<String> scenarios(String spec) {
         if (spec.equals("all")) {
-            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t", "r"));
+            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t", "r", "h", "k"));
         }
         return new LinkedHashSet<>(Arrays.asList(spec.split(",")));
     }
@@ -169,6 +172,12 @@ public final class Benchmark {
         }
         if (scenarios.contains("r")) {
             throughputDuringRetention();
+        }
+        if (scenarios.contains("h")) {
+            historyCost();
+        }
+        if (scenarios.contains("k")) {
+            fanOutAndJoin();
         }
         if (scenarios.contains("t")) {
             timerAccuracy(EngineSettings.DEFAULT_POLL_INTERVAL);
@@ -509,8 +518,18 @@ public final class Benchmark {
                     INSERT INTO durable_bench.durable_signal (instance_id, name, dedup_key)
                     SELECT id, 'paid', 'evt' FROM durable_bench.durable_instance
                     """);
+            // Each with the history of a three-step life, deleted with it.
+            jdbc.update("""
+                    INSERT INTO durable_bench.durable_history (instance_id, step, event, status, attempt, node,
+                                                               lease_token, at, duration_ms)
+                    SELECT i.id, 'only', e.event, e.status::durable_bench.durable_status, 0, 'bench:1', i.id,
+                           i.updated_at, 1
+                    FROM durable_bench.durable_instance i,
+                         (VALUES ('next', 'runnable'), ('await', 'awaiting_signal'), ('done', 'done')) e(event, status)
+                    """);
             jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_instance");
             jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_signal");
+            jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_history");
             // The sweeping node works no queue: it only deletes.
             DurableEngine sweeper = engine(MachineRegistry.of(noop), DurableListener.NONE, settings -> settings
                     .nodeName("sweeper").queue("default", new QueueSettings(0, 1))
@@ -544,6 +563,11 @@ public final class Benchmark {
 
     private double drain(String label, int n, Function<Integer, StartOptions> options, boolean clean,
             QueueSettings queue) throws Exception {
+        return drain(label, n, options, clean, queue, UnaryOperator.identity());
+    }
+
+    private double drain(String label, int n, Function<Integer, StartOptions> options, boolean clean,
+            QueueSettings queue, UnaryOperator<EngineSettings.Builder> adjust) throws Exception {
         if (clean) {
             clean();
         }
@@ -551,7 +575,8 @@ public final class Benchmark {
                 .step("only", (state, ctx) -> Outcome.done())
                 .build();
         CountingListener applied = new CountingListener();
-        DurableEngine engine = engine(MachineRegistry.of(noop), applied, settings -> settings.queue("default", queue));
+        DurableEngine engine = engine(MachineRegistry.of(noop), applied,
+                settings -> adjust.apply(settings.queue("default", queue)));
         for (int from = 0; from < n; from += 1000) {
             int start = from;
             engine.client().startAll("noop", IntStream.range(start, Math.min(n, start + 1000))
@@ -573,6 +598,13 @@ public final class Benchmark {
     // ------------------------------------------------------------------ (b)
 
     private void chainThroughput(boolean inline) throws Exception {
+        double rate = chainThroughput(inline, UnaryOperator.identity());
+        report("b.chain_steps_" + (inline ? "inline" : "not_inline"), rate, "steps/s",
+                "instances=" + CHAIN_INSTANCES + " steps=10");
+    }
+
+    /** Steps per second of CHAIN_INSTANCES ten-step chains. */
+    private double chainThroughput(boolean inline, UnaryOperator<EngineSettings.Builder> adjust) throws Exception {
         clean();
         MachineDefinition.Builder<Sample> chain = MachineDefinition.builder("chain", 1, Sample.class)
                 .initialStep("s0");
@@ -582,8 +614,8 @@ public final class Benchmark {
                     : (state, ctx) -> Outcome.next(next, state));
         }
         CountingListener applied = new CountingListener();
-        DurableEngine engine = engine(MachineRegistry.of(chain.build()), applied, settings -> settings
-                .queue("default", new QueueSettings(CONCURRENCY, BATCH)).inlineNextSteps(inline));
+        DurableEngine engine = engine(MachineRegistry.of(chain.build()), applied, settings -> adjust.apply(settings
+                .queue("default", new QueueSettings(CONCURRENCY, BATCH)).inlineNextSteps(inline)));
         for (int from = 0; from < CHAIN_INSTANCES; from += 1000) {
             int start = from;
             engine.client().startAll("chain", IntStream.range(start, Math.min(CHAIN_INSTANCES, start + 1000))
@@ -596,8 +628,97 @@ public final class Benchmark {
         engine.close();
         note("b (" + (inline ? "inline" : "not inline") + "): " + CHAIN_INSTANCES * 10 + " steps in "
                 + String.format(Locale.ROOT, "%.2f", seconds) + " s; " + describe(engine));
-        report("b.chain_steps_" + (inline ? "inline" : "not_inline"), CHAIN_INSTANCES * 10 / seconds, "steps/s",
-                "instances=" + CHAIN_INSTANCES + " steps=10");
+        return CHAIN_INSTANCES * 10 / seconds;
+    }
+
+    // ------------------------------------------------------------------ (h)
+
+    /**
+     * (h) The price of the history: (a) and (b, not inline) with history on and off, interleaved round by round; the
+     * ratios of each round's two figures, as medians.
+     */
+    private void historyCost() throws Exception {
+        double[] oneStepOn = new double[ROUNDS];
+        double[] oneStepOff = new double[ROUNDS];
+        double[] oneStepRatio = new double[ROUNDS];
+        double[] chainOn = new double[ROUNDS];
+        double[] chainOff = new double[ROUNDS];
+        double[] chainRatio = new double[ROUNDS];
+        UnaryOperator<EngineSettings.Builder> off = settings -> settings.history(false);
+        for (int round = 0; round < ROUNDS; round++) {
+            oneStepOff[round] = drain("h (a, history off)", N, i -> StartOptions.defaults(), true, QUEUE, off);
+            oneStepOn[round] = drain("h (a, history on)", N, i -> StartOptions.defaults(), true, QUEUE,
+                    UnaryOperator.identity());
+            oneStepRatio[round] = oneStepOn[round] / oneStepOff[round];
+            chainOff[round] = chainThroughput(false, off);
+            chainOn[round] = chainThroughput(false, UnaryOperator.identity());
+            chainRatio[round] = chainOn[round] / chainOff[round];
+        }
+        clean();
+        report("h.one_step_history_on", median(oneStepOn), "instances/s", "all=" + Arrays.toString(round(oneStepOn)));
+        report("h.one_step_history_off", median(oneStepOff), "instances/s",
+                "all=" + Arrays.toString(round(oneStepOff)));
+        report("h.one_step_ratio_on_to_off", median(oneStepRatio), "x", "median_of=" + ROUNDS + " ratios="
+                + twoDecimals(oneStepRatio));
+        report("h.chain_history_on", median(chainOn), "steps/s", "all=" + Arrays.toString(round(chainOn)));
+        report("h.chain_history_off", median(chainOff), "steps/s", "all=" + Arrays.toString(round(chainOff)));
+        report("h.chain_ratio_on_to_off", median(chainRatio), "x", "median_of=" + ROUNDS + " ratios="
+                + twoDecimals(chainRatio));
+    }
+
+    // ------------------------------------------------------------------ (k)
+
+    /**
+     * (k) Fan-out and fan-in: one step starts {@link #FAN_OUT} children (no-op machines) and awaits them all; the time
+     * from the parent's start to its commit of the children, and to its wake-up after the last child ended.
+     */
+    private void fanOutAndJoin() throws Exception {
+        double[] fanOut = new double[ROUNDS];
+        double[] join = new double[ROUNDS];
+        for (int round = 0; round < ROUNDS; round++) {
+            clean();
+            AtomicLong childrenCommitted = new AtomicLong();
+            CountDownLatch joined = new CountDownLatch(1);
+            MachineDefinition child = MachineDefinition.builder("child", 1, Sample.class)
+                    .step("only", (state, ctx) -> Outcome.done(state.index()))
+                    .build();
+            MachineDefinition parent = MachineDefinition.builder("parent", 1, Sample.class)
+                    .step("split", (state, ctx) -> {
+                        if (ctx.childrenStarted() == 0) {
+                            return Outcome.awaitChildren(state).startingChildren(IntStream.range(0, FAN_OUT)
+                                    .mapToObj(i -> Child.of("child", new Sample(i))).toList());
+                        }
+                        joined.countDown();
+                        return Outcome.done(ctx.childrenEnded());
+                    })
+                    .build();
+            DurableEngine engine = engine(MachineRegistry.of(parent, child), new DurableListener() {
+                @Override
+                public void stepFinished(StepEvent event) {
+                    if (event.machine().equals("parent") && childrenCommitted.get() == 0) {
+                        childrenCommitted.set(System.nanoTime());
+                    }
+                }
+            }, settings -> settings.queue("default", QUEUE));
+            engine.start();
+            long begin = System.nanoTime();
+            engine.client().start("parent", new Sample(0));
+            if (!joined.await(10, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("the parent was not woken");
+            }
+            long end = System.nanoTime();
+            engine.close();
+            fanOut[round] = (childrenCommitted.get() - begin) / 1e6;
+            join[round] = (end - begin) / 1e6;
+            note("k: " + FAN_OUT + " children started in " + String.format(Locale.ROOT, "%.0f", fanOut[round])
+                    + " ms, parent woken after " + String.format(Locale.ROOT, "%.0f", join[round]) + " ms; "
+                    + describe(engine));
+        }
+        clean();
+        report("k.fan_out_commit", median(fanOut), "ms", "children=" + FAN_OUT + " median_of=" + ROUNDS + " all="
+                + Arrays.toString(round(fanOut)));
+        report("k.fan_out_and_join", median(join), "ms", "children=" + FAN_OUT + " concurrency=" + CONCURRENCY
+                + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(join)));
     }
 
     // ------------------------------------------------------------------ (c)
