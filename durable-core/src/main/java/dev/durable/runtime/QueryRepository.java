@@ -1,53 +1,35 @@
 package dev.durable.runtime;
 
 import dev.durable.DurableInstance;
-import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
 import dev.durable.json.JsonCodec;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
- * The SQL of the read and operator API of the {@link DefaultDurableClient}: one instance, a page of instances,
- * counts and per-queue summaries, and an operator's retry of a failed instance. Joins the caller's Spring
- * transaction, if any; the statements go through {@link StatementPlanning#ordinary()}.
+ * The SQL of the read and operator API of the {@link DefaultDurableClient}: one instance, counts and per-queue
+ * summaries, and an operator's retry of failed instances, one or a locked page of them (pages of instances are
+ * {@link SearchRepository}'s). Joins the caller's Spring transaction, if any; the statements go through
+ * {@link StatementPlanning#ordinary()}.
  */
 final class QueryRepository {
 
     private static final String FIND = """
             /* durable: find */
             SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
-                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
+                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
+                   unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
                    result::text AS result, created_at, updated_at
             FROM {schema}.durable_instance
             WHERE id = :id
-            """;
-
-    private static final String LIST = """
-            /* durable: list */
-            SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
-                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
-                   result::text AS result, created_at, updated_at
-            FROM {schema}.durable_instance
-            WHERE id > :afterId
-              AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-              AND (CAST(:status AS text) IS NULL OR status = CAST(:status AS {schema}.durable_status))
-              AND (CAST(:machine AS text) IS NULL OR machine = :machine)
-            ORDER BY id
-            LIMIT :limit
             """;
 
     private static final String COUNT = """
@@ -116,39 +98,47 @@ final class QueryRepository {
             RETURNING queue
             """;
 
+    // A bulk retry of the failed instances among :id, which the caller locked (SearchRepository.lockPage). One that
+    // would take a unique key another instance holds now is skipped, not refused: of several failed instances sharing
+    // a key, only the latest is retried, and none while another holds the key (an instance whose scope includes
+    // failed holds its own key, hence h.id <> d.id). A start taking the key between this statement's snapshot and its
+    // write still collides on the unique index; the caller reports that.
+    static final String RETRY_FAILED_PAGE = """
+            /* durable: retry failed page */
+            UPDATE {schema}.durable_instance d
+            SET status = 'runnable', attempt = 0, eligible_at = now(), lease_token = NULL, updated_at = now()
+            WHERE d.id = ANY (:id::bigint[]) AND d.status = 'failed'
+              AND (d.unique_key IS NULL
+                   OR (d.id = (SELECT max(o.id) FROM {schema}.durable_instance o
+                               WHERE o.id = ANY (:id::bigint[]) AND o.status = 'failed'
+                                 AND o.unique_key = d.unique_key)
+                       AND NOT EXISTS (SELECT 1 FROM {schema}.durable_instance h
+                                       WHERE h.unique_guard = d.unique_key AND h.id <> d.id)))
+            RETURNING d.id, d.queue
+            """;
+
     private final StatementPlanning planning;
     private final String findSql;
-    private final String listSql;
     private final String countSql;
     private final String summarizeSql;
     private final String summarizeLiveSql;
     private final String retryFailedSql;
+    private final String retryFailedPageSql;
 
     QueryRepository(StatementPlanning planning) {
         this.planning = planning;
         this.findSql = planning.qualify(FIND);
-        this.listSql = planning.qualify(LIST);
         this.countSql = planning.qualify(COUNT);
         this.summarizeSql = planning.qualify(SUMMARIZE);
         this.summarizeLiveSql = planning.qualify(SUMMARIZE_LIVE);
         this.retryFailedSql = planning.qualify(RETRY_FAILED);
+        this.retryFailedPageSql = planning.qualify(RETRY_FAILED_PAGE);
     }
 
     /** The instance {@code id}, whose state and result read with {@code codec}. */
     Optional<DurableInstance> find(long id, JsonCodec codec) {
-        return planning.ordinary().sql(findSql).param("id", id).query((rs, i) -> instance(rs, codec)).optional();
-    }
-
-    /** The instances {@code query} selects, whose states and results read with {@code codec}. */
-    List<DurableInstance> list(InstanceQuery query, JsonCodec codec) {
-        return planning.ordinary().sql(listSql)
-                .param("afterId", query.afterId())
-                .param("queue", query.queue())
-                .param("status", query.status() == null ? null : query.status().label())
-                .param("machine", query.machine())
-                .param("limit", query.limit())
-                .query((rs, i) -> instance(rs, codec))
-                .list();
+        return planning.ordinary().sql(findSql).param("id", id).query((rs, i) -> InstanceRow.read(rs, codec))
+                .optional();
     }
 
     /** Instances per queue and status. */
@@ -196,21 +186,20 @@ final class QueryRepository {
         return planning.ordinary().sql(retryFailedSql).param("id", id).query(String.class).optional();
     }
 
-    private static DurableInstance instance(ResultSet rs, JsonCodec codec) throws SQLException {
-        return new InstanceRow(rs.getLong("id"), rs.getString("machine"), rs.getInt("machine_version"),
-                rs.getString("step"), InstanceStatus.fromLabel(rs.getString("status")), rs.getString("queue"),
-                rs.getShort("priority"), rs.getString("partition_key"), rs.getString("awaits"), rs.getInt("attempt"),
-                instant(rs, "eligible_at"), rs.getString("last_error"), rs.getString("lease_owner"),
-                nullableInstant(rs, "lease_expires_at"), rs.getString("unique_key"), rs.getString("state"),
-                rs.getString("result"), instant(rs, "created_at"), instant(rs, "updated_at"), codec);
-    }
-
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
-        return Objects.requireNonNull(nullableInstant(rs, column), column);
-    }
-
-    private static @Nullable Instant nullableInstant(ResultSet rs, String column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
+    /**
+     * Makes the failed instances among {@code ids} runnable again, but for those whose unique key is held by another
+     * instance (or by a later failed one of {@code ids}); the queue of each retried one, by id. Run it in the
+     * transaction that locked them.
+     *
+     * @throws org.springframework.dao.DuplicateKeyException if a start took one of their keys meanwhile
+     */
+    Map<Long, String> retryFailed(List<Long> ids) {
+        Map<Long, String> retried = new TreeMap<>();
+        planning.ordinary().sql(retryFailedPageSql)
+                .param("id", new SqlArrayValue("int8", ids.toArray()))
+                .query(rs -> {
+                    retried.put(rs.getLong("id"), rs.getString("queue"));
+                });
+        return retried;
     }
 }

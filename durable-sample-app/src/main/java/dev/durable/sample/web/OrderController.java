@@ -61,7 +61,7 @@ class OrderController {
                 new Payment(webhook.paymentId(), webhook.amountCents()), webhook.eventId());
         HttpStatus status = switch (result.delivery()) {
             case DELIVERED, DEDUPLICATED -> HttpStatus.ACCEPTED;
-            case REFUSED_UNKNOWN_INSTANCE -> HttpStatus.NOT_FOUND;
+            case REFUSED_UNKNOWN_INSTANCE, REFUSED_NO_KEY_HOLDER -> HttpStatus.NOT_FOUND;
             case REFUSED_TERMINAL_INSTANCE -> HttpStatus.CONFLICT;
         };
         return ResponseEntity.status(status).body(Map.of("delivery", result.delivery().name().toLowerCase(),
