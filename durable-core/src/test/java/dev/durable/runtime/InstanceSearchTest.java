@@ -135,6 +135,26 @@ class InstanceSearchTest {
                 .containsExactly(orders.get(9), orders.get(8));
     }
 
+    /**
+     * The two searches and the bulk operations' lock are written out whole, each in its text block: they must test
+     * the criteria alike, and differ only in their columns, keyset, order and lock.
+     */
+    @Test
+    void theSearchesAndTheBulkLockTestTheSameCriteria() {
+        // the statuses and eleven optional criteria, the error text's test on two lines
+        assertThat(criteria(SearchRepository.SEARCH)).hasSize(13);
+        assertThat(criteria(SearchRepository.SEARCH_NEWEST_FIRST)).isEqualTo(criteria(SearchRepository.SEARCH));
+        assertThat(criteria(SearchRepository.LOCK_PAGE)).isEqualTo(criteria(SearchRepository.SEARCH));
+    }
+
+    /** The lines of a statement between its keyset test (the WHERE line) and its ORDER BY. */
+    private static List<String> criteria(String statement) {
+        List<String> lines = statement.lines().map(String::strip).toList();
+        int where = lines.indexOf(lines.stream().filter(line -> line.startsWith("WHERE ")).findFirst().orElseThrow());
+        int order = lines.indexOf(lines.stream().filter(line -> line.startsWith("ORDER BY")).findFirst().orElseThrow());
+        return lines.subList(where + 1, order);
+    }
+
     /** Every page of {@code query}, concatenated, each starting after the last id of the one before. */
     private List<Long> pages(InstanceQuery query) {
         List<Long> all = new ArrayList<>();
