@@ -123,7 +123,9 @@ public final class InstanceQuery {
         return with(c -> c.machine = machine);
     }
 
-    /** Instances running this machine version (with {@link #machine(String)}, of that machine); {@code null} for any. */
+    /**
+     * Instances running this machine version (with {@link #machine(String)}, of that machine); {@code null} for any.
+     */
     public InstanceQuery version(@Nullable Integer version) {
         return with(c -> c.version = version);
     }
@@ -162,7 +164,10 @@ public final class InstanceQuery {
         return with(c -> c.uniqueKey = uniqueKey);
     }
 
-    /** Instances started with this correlation key ({@link StartOptions#correlationKey(String)}); {@code null} for any. */
+    /**
+     * Instances started with this correlation key ({@link StartOptions#correlationKey(String)}); {@code null} for
+     * any. Read through the key's own index.
+     */
     public InstanceQuery correlationKey(@Nullable String correlationKey) {
         return with(c -> c.correlationKey = correlationKey);
     }
@@ -183,8 +188,8 @@ public final class InstanceQuery {
     }
 
     /**
-     * Instances last changed before {@code before}; {@code null} for no upper bound. An ended instance changes no
-     * more, so with an ended status this reads "ended before".
+     * Instances last changed before {@code before}; {@code null} for no upper bound. An ended instance is not changed
+     * again (unless a failed one is retried), so with an ended status this reads "ended before".
      */
     public InstanceQuery updatedBefore(@Nullable Instant before) {
         return with(c -> c.updatedBefore = before);

@@ -287,7 +287,8 @@ class QueryPlanTest {
 
     /**
      * A look-up by business key reads the key's own index: every instance that carried a unique key or shares a
-     * correlation key, in id order (at most the key's own rows sorted); the holder of a unique key, found or locked, through the unique index.
+     * correlation key, in id order (at most the key's own rows sorted); the holder of a unique key, found or locked,
+     * through the unique index.
      */
     @Test
     void aLookUpByKeyReadsTheKeysIndex() {

@@ -102,7 +102,8 @@ class BusinessKeysEndpointTest extends IntegrationTest {
 
         Http.Response notANumber = http.get("/actuator/durable/instances?limit=ten");
         assertThat(notANumber.status()).isEqualTo(400);
-        assertThat(notANumber.json().path("error").asString()).isEqualTo("'ten' is not a whole number, as limit must be");
+        assertThat(notANumber.json().path("error").asString())
+                .isEqualTo("'ten' is not a whole number, as limit must be");
 
         Http.Response instant = http.get("/actuator/durable/instances?createdFrom=yesterday");
         assertThat(instant.status()).isEqualTo(400);
@@ -134,7 +135,8 @@ class BusinessKeysEndpointTest extends IntegrationTest {
         Http http = new Http(port);
 
         Http.Response go = http.post("/actuator/durable/holder",
-                "{\"uniqueKey\":\"order-s\",\"action\":\"signal\",\"signal\":\"go\",\"payload\":\"{\\\"by\\\":\\\"ops\\\"}\","
+                "{\"uniqueKey\":\"order-s\",\"action\":\"signal\",\"signal\":\"go\","
+                        + "\"payload\":\"{\\\"by\\\":\\\"ops\\\"}\","
                         + "\"dedupKey\":\"evt-1\"}");
         assertThat(go.status()).isEqualTo(200);
         assertThat(go.json().path("id").asLong()).isEqualTo(signalled);
@@ -166,7 +168,8 @@ class BusinessKeysEndpointTest extends IntegrationTest {
                 + " WHERE id = ?", kept);
         Http http = new Http(port);
 
-        Http.Response cancel = http.post("/actuator/durable/holder", "{\"uniqueKey\":\"order-k\",\"action\":\"cancel\"}");
+        Http.Response cancel = http.post("/actuator/durable/holder",
+                "{\"uniqueKey\":\"order-k\",\"action\":\"cancel\"}");
         assertThat(cancel.status()).isEqualTo(409);
         assertThat(cancel.json().path("error").asString()).isEqualTo("Instance " + kept
                 + ", the holder of unique key 'order-k', is done; only an unfinished instance can be cancelled");
@@ -182,7 +185,8 @@ class BusinessKeysEndpointTest extends IntegrationTest {
         assertThat(action.json().path("error").asString())
                 .isEqualTo("Unknown action 'stop' for the holder of a unique key");
         assertThat(strings(action.json().path("actions"))).containsExactly("signal", "cancel");
-        Http.Response noName = http.post("/actuator/durable/holder", "{\"uniqueKey\":\"order-k\",\"action\":\"signal\"}");
+        Http.Response noName = http.post("/actuator/durable/holder",
+                "{\"uniqueKey\":\"order-k\",\"action\":\"signal\"}");
         assertThat(noName.status()).isEqualTo(400);
         assertThat(noName.json().path("error").asString()).startsWith("Name the signal, e.g. ");
         Http.Response noKey = http.post("/actuator/durable/holder", "{\"action\":\"cancel\"}");
