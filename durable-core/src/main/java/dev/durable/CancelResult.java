@@ -5,11 +5,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * What became of a {@linkplain DurableClient#cancel(long, String) cancel}.
  *
- * @param instanceId the addressed instance
+ * @param instanceId the addressed instance; for a cancel addressed by unique key, the instance holding the key, or 0
+ *                   when none did
  * @param outcome    whether the instance was cancelled now, had been before, or the cancel was refused
  * @param status     the instance's status before this cancel: {@code runnable}, {@code executing} or
  *                   {@code awaiting_signal} when it was cancelled now, {@code cancelled} when it had been before,
  *                   {@code done} or {@code failed} when refused for that; {@code null} when there is no such instance
+ *                   or no holder of the key
  */
 public record CancelResult(long instanceId, Cancellation outcome, @Nullable InstanceStatus status) {
 
@@ -24,7 +26,12 @@ public record CancelResult(long instanceId, Cancellation outcome, @Nullable Inst
         /** No instance has this id; nothing was written. */
         REFUSED_UNKNOWN_INSTANCE,
         /** The instance is done or failed: it ended on its own, and stays as it ended; nothing was written. */
-        REFUSED_TERMINAL_INSTANCE
+        REFUSED_TERMINAL_INSTANCE,
+        /**
+         * The cancel was addressed by unique key ({@link DurableClient#cancelByUniqueKey}) and no instance holds the
+         * key; nothing was written.
+         */
+        REFUSED_NO_KEY_HOLDER
     }
 
     /** Whether the instance is cancelled, by this call or an earlier one. */

@@ -6,7 +6,8 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Starts instances, delivers signals, cancels and reads instances.
+ * Starts instances, delivers signals, cancels, finds and reads instances: by id, or by the business keys they were
+ * started with (a unique key, a correlation key), one at a time or a page of them.
  *
  * <p>Starts and signals made inside a Spring-managed transaction on the engine's {@code DataSource} join that
  * transaction: the instance (or signal) exists if and only if the caller commits. Outside a transaction each call
@@ -64,6 +65,54 @@ public interface DurableClient {
      */
     CancelResult cancel(long instanceId, @Nullable String reason);
 
+    /** Sends a signal without a dedup key to the instance holding {@code uniqueKey}. */
+    default SignalResult signalByUniqueKey(String uniqueKey, String name, @Nullable Object payload) {
+        return signalByUniqueKey(uniqueKey, name, payload, null);
+    }
+
+    /**
+     * Sends a signal to the instance holding {@code uniqueKey} now (see {@link #findByUniqueKey(String)}), as
+     * {@link #signal(long, String, Object, String)} would send it to that instance's id. The holder is locked before
+     * the signal is stored, so it cannot end or hand the key on in between. When no instance holds the key the
+     * signal is refused ({@link SignalResult.Delivery#REFUSED_NO_KEY_HOLDER}, instance id 0) and nothing is stored;
+     * a holder that ended (one whose unique scope keeps the key after its end) refuses it as an ended instance does.
+     */
+    SignalResult signalByUniqueKey(String uniqueKey, String name, @Nullable Object payload,
+            @Nullable String dedupKey);
+
+    /**
+     * Cancels the instance holding {@code uniqueKey} now, as {@link #cancel(long, String)} would cancel it by id,
+     * locking it first. When no instance holds the key the cancel is refused
+     * ({@link CancelResult.Cancellation#REFUSED_NO_KEY_HOLDER}, instance id 0) and nothing is written.
+     */
+    CancelResult cancelByUniqueKey(String uniqueKey, @Nullable String reason);
+
+    /**
+     * Cancels, as {@link #cancel(long, String)} does, the unfinished instances among the first page {@code query}
+     * selects: at most its limit, and at most {@value InstanceQuery#MAX_BULK_LIMIT}. The page is read oldest first
+     * (whatever the query's order) and locked, and each instance is checked against the query again under its lock,
+     * so an instance that moved on meanwhile (to another step, say) is not cancelled. All of it holds in one
+     * transaction: the caller's, or one of its own. Pass {@link BulkResult#lastId()} to the query's
+     * {@link InstanceQuery#afterId(long) afterId} for the next page.
+     *
+     * @throws IllegalArgumentException if the query's limit is over {@value InstanceQuery#MAX_BULK_LIMIT}, or it
+     *                                  selects only ended statuses; nothing is written
+     */
+    BulkResult bulkCancel(InstanceQuery query, @Nullable String reason);
+
+    /**
+     * Retries, as {@link #retryFailed(long)} does, the failed instances among the first page {@code query} selects:
+     * at most its limit, and at most {@value InstanceQuery#MAX_BULK_LIMIT}, read oldest first and locked as in
+     * {@link #bulkCancel(InstanceQuery, String)}. An instance whose unique key another instance holds now is skipped,
+     * not retried; of several failed instances sharing a key, the latest is retried.
+     *
+     * @throws IllegalArgumentException if the query's limit is over {@value InstanceQuery#MAX_BULK_LIMIT}, or it
+     *                                  selects statuses other than failed only; nothing is written
+     * @throws IllegalStateException    if a start took the unique key of one of the page's instances while the retry
+     *                                  ran; nothing is retried, and the call can be made again
+     */
+    BulkResult bulkRetry(InstanceQuery query);
+
     /**
      * The children that steps of instance {@code parentId} started ({@link Outcome#startingChildren}), in the order
      * they were started, with their status and result as they stand now; empty for an instance without children.
@@ -93,7 +142,18 @@ public interface DurableClient {
      */
     Optional<DurableInstance> find(long instanceId);
 
-    /** The instances {@code query} selects, by id; see {@link #find(long)}. */
+    /**
+     * The instance holding {@code uniqueKey} now ({@link StartOptions#uniqueKey(String)}): the one a start with the
+     * key resolves to, and that {@link #signalByUniqueKey} and {@link #cancelByUniqueKey} address; empty when none
+     * does. Every instance started with the key, ended ones too, is
+     * {@code list(InstanceQuery.all().uniqueKey(uniqueKey))}.
+     */
+    Optional<DurableInstance> findByUniqueKey(String uniqueKey);
+
+    /**
+     * One page of the instances {@code query} selects, in its order; see {@link #find(long)} and
+     * {@link InstanceQuery}. The next page is {@code list(query.afterId(lastIdOfThisPage))}.
+     */
     List<DurableInstance> list(InstanceQuery query);
 
     /** The number of instances per queue and status. */

@@ -56,7 +56,18 @@ public interface DurableInstance {
 
     @Nullable Instant leaseExpiresAt();
 
+    /** The unique key the instance was started with; see {@link #holdsUniqueKey()}. */
     @Nullable String uniqueKey();
+
+    /**
+     * Whether the instance holds its unique key now: its status is in its unique scope, so a start with the key
+     * resolves to it, and {@link DurableClient#signalByUniqueKey} and {@link DurableClient#cancelByUniqueKey} address
+     * it. False without a unique key, and after the instance left its scope (by default, once it ended).
+     */
+    boolean holdsUniqueKey();
+
+    /** The correlation key the instance was started with ({@link StartOptions#correlationKey(String)}). */
+    @Nullable String correlationKey();
 
     /** The state as stored JSON text; {@code null} only for a row written without one. */
     @Nullable String stateJson();

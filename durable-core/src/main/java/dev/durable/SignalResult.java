@@ -3,7 +3,8 @@ package dev.durable;
 /**
  * What became of a signal.
  *
- * @param instanceId   the addressed instance
+ * @param instanceId   the addressed instance; for a signal addressed by unique key, the instance holding the key, or 0
+ *                     when none did
  * @param delivery     whether the signal was stored, deduplicated or refused
  * @param wokeInstance whether the instance was parked on this signal's name and is now runnable
  */
@@ -23,7 +24,12 @@ public record SignalResult(long instanceId, Delivery delivery, boolean wokeInsta
          * The instance ended (done, failed or cancelled) and never had a signal with this dedup key; nothing was
          * stored.
          */
-        REFUSED_TERMINAL_INSTANCE
+        REFUSED_TERMINAL_INSTANCE,
+        /**
+         * The signal was addressed by unique key ({@link DurableClient#signalByUniqueKey}) and no instance holds the
+         * key; nothing was stored.
+         */
+        REFUSED_NO_KEY_HOLDER
     }
 
     public boolean isDelivered() {
@@ -31,7 +37,8 @@ public record SignalResult(long instanceId, Delivery delivery, boolean wokeInsta
     }
 
     public boolean isRefused() {
-        return delivery == Delivery.REFUSED_UNKNOWN_INSTANCE || delivery == Delivery.REFUSED_TERMINAL_INSTANCE;
+        return delivery == Delivery.REFUSED_UNKNOWN_INSTANCE || delivery == Delivery.REFUSED_TERMINAL_INSTANCE
+                || delivery == Delivery.REFUSED_NO_KEY_HOLDER;
     }
 
     /** This result, or a {@link SignalRefusedException} if the signal was refused. */

@@ -23,20 +23,28 @@ import org.jspecify.annotations.Nullable;
  */
 public final class StartOptions {
 
+    /**
+     * The longest key, in bytes of UTF-8: partition, unique and correlation keys (and a signal's dedup key) are kept
+     * in B-tree indexes, whose entries must fit in a third of a page. A longer key is refused at the call, naming it.
+     */
+    public static final int MAX_KEY_BYTES = 1000;
+
     private static final StartOptions DEFAULTS =
-            new StartOptions(null, null, InstanceStatus.ACTIVE, (short) 0, Duration.ZERO, null);
+            new StartOptions(null, null, null, InstanceStatus.ACTIVE, (short) 0, Duration.ZERO, null);
 
     private final @Nullable String partitionKey;
     private final @Nullable String uniqueKey;
+    private final @Nullable String correlationKey;
     private final Set<InstanceStatus> uniqueScope;
     private final short priority;
     private final Duration delay;
     private final @Nullable Integer version;
 
-    private StartOptions(@Nullable String partitionKey, @Nullable String uniqueKey, Set<InstanceStatus> uniqueScope,
-            short priority, Duration delay, @Nullable Integer version) {
+    private StartOptions(@Nullable String partitionKey, @Nullable String uniqueKey, @Nullable String correlationKey,
+            Set<InstanceStatus> uniqueScope, short priority, Duration delay, @Nullable Integer version) {
         this.partitionKey = partitionKey;
         this.uniqueKey = uniqueKey;
+        this.correlationKey = correlationKey;
         this.uniqueScope = Set.copyOf(uniqueScope);
         this.priority = priority;
         this.delay = delay;
@@ -51,14 +59,31 @@ public final class StartOptions {
         return DEFAULTS;
     }
 
-    /** Instances sharing a partition key never execute at the same time, on any node; {@code null} for none. */
+    /**
+     * Instances sharing a partition key never execute at the same time, on any node; {@code null} for none. At most
+     * {@value #MAX_KEY_BYTES} bytes in UTF-8.
+     */
     public StartOptions partitionKey(@Nullable String key) {
-        return new StartOptions(key, uniqueKey, uniqueScope, priority, delay, version);
+        return new StartOptions(key, uniqueKey, correlationKey, uniqueScope, priority, delay, version);
     }
 
-    /** Deduplicate starts on this key while an instance holding it is in the unique scope; {@code null} for none. */
+    /**
+     * Deduplicate starts on this key while an instance holding it is in the unique scope; {@code null} for none. The
+     * key also finds the instance again and addresses signals and cancels to it
+     * ({@link DurableClient#findByUniqueKey(String)}). At most {@value #MAX_KEY_BYTES} bytes in UTF-8.
+     */
     public StartOptions uniqueKey(@Nullable String key) {
-        return new StartOptions(partitionKey, key, uniqueScope, priority, delay, version);
+        return new StartOptions(partitionKey, key, correlationKey, uniqueScope, priority, delay, version);
+    }
+
+    /**
+     * A key the instance shares with others, so that they can be found together
+     * ({@code list(InstanceQuery.all().correlationKey(key))}): the instances of one business object, a parent and its
+     * children. Unlike a unique key it deduplicates nothing; {@code null} for none. Like every key, at most
+     * {@value #MAX_KEY_BYTES} bytes in UTF-8 and without NUL characters, checked at the start.
+     */
+    public StartOptions correlationKey(@Nullable String key) {
+        return new StartOptions(partitionKey, uniqueKey, key, uniqueScope, priority, delay, version);
     }
 
     /**
@@ -75,7 +100,7 @@ public final class StartOptions {
                     + ", because an instance can re-enter any of them and would then collide with another holder"
                     + " of its key; add done and/or failed to keep the key after the instance ends");
         }
-        return new StartOptions(partitionKey, uniqueKey, scope, priority, delay, version);
+        return new StartOptions(partitionKey, uniqueKey, correlationKey, scope, priority, delay, version);
     }
 
     /** Lower values are picked first; default 0; must fit in a {@code smallint}. */
@@ -84,7 +109,8 @@ public final class StartOptions {
             throw new IllegalArgumentException("priority must fit in a smallint (" + Short.MIN_VALUE + ".."
                     + Short.MAX_VALUE + "), was " + priority);
         }
-        return new StartOptions(partitionKey, uniqueKey, uniqueScope, (short) priority, delay, version);
+        return new StartOptions(partitionKey, uniqueKey, correlationKey, uniqueScope, (short) priority, delay,
+                version);
     }
 
     /** Make the instance runnable only after {@code delay} (measured on the database clock). */
@@ -93,12 +119,12 @@ public final class StartOptions {
         if (delay.isNegative()) {
             throw new IllegalArgumentException("delay must not be negative, was " + delay);
         }
-        return new StartOptions(partitionKey, uniqueKey, uniqueScope, priority, delay, version);
+        return new StartOptions(partitionKey, uniqueKey, correlationKey, uniqueScope, priority, delay, version);
     }
 
     /** Start on this machine version instead of the highest registered one. */
     public StartOptions version(int version) {
-        return new StartOptions(partitionKey, uniqueKey, uniqueScope, priority, delay, version);
+        return new StartOptions(partitionKey, uniqueKey, correlationKey, uniqueScope, priority, delay, version);
     }
 
     public @Nullable String partitionKey() {
@@ -107,6 +133,10 @@ public final class StartOptions {
 
     public @Nullable String uniqueKey() {
         return uniqueKey;
+    }
+
+    public @Nullable String correlationKey() {
+        return correlationKey;
     }
 
     public Set<InstanceStatus> uniqueScope() {
@@ -130,6 +160,7 @@ public final class StartOptions {
         return other instanceof StartOptions that
                 && Objects.equals(partitionKey, that.partitionKey)
                 && Objects.equals(uniqueKey, that.uniqueKey)
+                && Objects.equals(correlationKey, that.correlationKey)
                 && uniqueScope.equals(that.uniqueScope)
                 && priority == that.priority
                 && delay.equals(that.delay)
@@ -138,12 +169,13 @@ public final class StartOptions {
 
     @Override
     public int hashCode() {
-        return Objects.hash(partitionKey, uniqueKey, uniqueScope, priority, delay, version);
+        return Objects.hash(partitionKey, uniqueKey, correlationKey, uniqueScope, priority, delay, version);
     }
 
     @Override
     public String toString() {
-        return "StartOptions[partitionKey=" + partitionKey + ", uniqueKey=" + uniqueKey + ", uniqueScope="
-                + uniqueScope + ", priority=" + priority + ", delay=" + delay + ", version=" + version + "]";
+        return "StartOptions[partitionKey=" + partitionKey + ", uniqueKey=" + uniqueKey + ", correlationKey="
+                + correlationKey + ", uniqueScope=" + uniqueScope + ", priority=" + priority + ", delay=" + delay
+                + ", version=" + version + "]";
     }
 }

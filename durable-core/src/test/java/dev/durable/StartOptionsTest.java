@@ -23,6 +23,7 @@ class StartOptionsTest {
         StartOptions options = StartOptions.defaults()
                 .partitionKey("customer:7")
                 .uniqueKey("order:42")
+                .correlationKey("customer:7")
                 .uniqueScope(EnumSet.allOf(InstanceStatus.class))
                 .priority(-1)
                 .delay(Duration.ofSeconds(5))
@@ -30,6 +31,7 @@ class StartOptionsTest {
 
         assertThat(options.partitionKey()).isEqualTo("customer:7");
         assertThat(options.uniqueKey()).isEqualTo("order:42");
+        assertThat(options.correlationKey()).isEqualTo("customer:7");
         assertThat(options.uniqueScope()).isEqualTo(EnumSet.allOf(InstanceStatus.class));
         assertThat(options.priority()).isEqualTo((short) -1);
         assertThat(options.delay()).isEqualTo(Duration.ofSeconds(5));

@@ -1,5 +1,6 @@
 package dev.durable.runtime;
 
+import dev.durable.BulkResult;
 import dev.durable.CancelResult;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
@@ -17,13 +18,15 @@ import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
@@ -43,10 +46,12 @@ final class DefaultDurableClient implements DurableClient {
     private final SignalRepository signals;
     private final ScheduleRepository schedules;
     private final CancelRepository cancels;
+    private final SearchRepository search;
     private static final String NOTHING_STARTED = "nothing was started";
     private static final String NOTHING_SENT = "nothing was sent";
     private static final String NOTHING_SCHEDULED = "nothing was scheduled";
     private static final String NOTHING_CANCELLED = "nothing was cancelled";
+    private static final String NOTHING_RETRIED = "nothing was retried";
     /** The last error of an instance cancelled without a reason. */
     static final String NO_REASON = "cancelled";
 
@@ -60,14 +65,15 @@ final class DefaultDurableClient implements DurableClient {
      * @param interruptCancelled interrupts a step of the instance this node may be running (it was cancelled)
      */
     DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
-            SignalRepository signals, ScheduleRepository schedules, CancelRepository cancels, StoredValues values,
-            EngineEvents events, Consumer<String> wakeQueue, Consumer<Long> interruptCancelled) {
+            SignalRepository signals, ScheduleRepository schedules, CancelRepository cancels, SearchRepository search,
+            StoredValues values, EngineEvents events, Consumer<String> wakeQueue, Consumer<Long> interruptCancelled) {
         this.machines = machines;
         this.starts = starts;
         this.queries = queries;
         this.signals = signals;
         this.schedules = schedules;
         this.cancels = cancels;
+        this.search = search;
         this.values = values;
         this.events = events;
         this.wakeQueue = wakeQueue;
@@ -129,15 +135,35 @@ final class DefaultDurableClient implements DurableClient {
 
     @Override
     public SignalResult signal(long instanceId, String name, @Nullable Object payload, @Nullable String dedupKey) {
+        String payloadJson = checkSignal(name, payload, dedupKey, "instance " + instanceId);
+        return sent(signals.deliver(instanceId, name, payloadJson, dedupKey));
+    }
+
+    @Override
+    public SignalResult signalByUniqueKey(String uniqueKey, String name, @Nullable Object payload,
+            @Nullable String dedupKey) {
+        checkLookupKey(uniqueKey, NOTHING_SENT);
+        String payloadJson = checkSignal(name, payload, dedupKey, "the holder of unique key '" + uniqueKey + "'");
+        return sent(search.withLockedHolder(uniqueKey, holder -> holder == null
+                ? new SignalRepository.DeliveryReport(
+                        new SignalResult(0, SignalResult.Delivery.REFUSED_NO_KEY_HOLDER, false), null)
+                : signals.deliver(holder, name, payloadJson, dedupKey)));
+    }
+
+    /** Checks a signal's name, dedup key and payload before any SQL; the payload as JSON, or null for none. */
+    private @Nullable String checkSignal(String name, @Nullable Object payload, @Nullable String dedupKey,
+            String to) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("A signal needs a non-blank name");
         }
-        Supplier<String> what = () -> "The payload of signal '" + name + "' to instance " + instanceId;
-        StoredValues.checkText(name, () -> "The name of signal '" + name + "' to instance " + instanceId, NOTHING_SENT);
-        StoredValues.checkText(dedupKey, () -> "The dedup key of signal '" + name + "' to instance " + instanceId,
-                NOTHING_SENT);
-        String payloadJson = payload == null ? null : values.value(payload, what, NOTHING_SENT);
-        SignalRepository.DeliveryReport delivery = signals.deliver(instanceId, name, payloadJson, dedupKey);
+        StoredValues.checkText(name, () -> "The name of signal '" + name + "' to " + to, NOTHING_SENT);
+        StoredValues.checkKey(dedupKey, () -> "The dedup key of signal '" + name + "' to " + to, NOTHING_SENT);
+        return payload == null ? null
+                : values.value(payload, () -> "The payload of signal '" + name + "' to " + to, NOTHING_SENT);
+    }
+
+    /** Tells the listeners, and wakes the queue of an instance the signal woke, once the delivery is committed. */
+    private SignalResult sent(SignalRepository.DeliveryReport delivery) {
         String queue = delivery.queue();
         afterCommit(() -> {
             events.signalSent(delivery.result());
@@ -150,17 +176,109 @@ final class DefaultDurableClient implements DurableClient {
 
     @Override
     public CancelResult cancel(long instanceId, @Nullable String reason) {
+        String why = reason(reason, "instance " + instanceId);
+        return cancelled(cancels.cancel(List.of(instanceId), why)).get(0);
+    }
+
+    @Override
+    public CancelResult cancelByUniqueKey(String uniqueKey, @Nullable String reason) {
+        checkLookupKey(uniqueKey, NOTHING_CANCELLED);
+        String why = reason(reason, "the holder of unique key '" + uniqueKey + "'");
+        return cancelled(search.withLockedHolder(uniqueKey, holder -> holder == null
+                ? new CancelRepository.Cancellation(
+                        List.of(new CancelResult(0, CancelResult.Cancellation.REFUSED_NO_KEY_HOLDER, null)), Set.of(),
+                        Set.of())
+                : cancels.cancel(List.of(holder), why))).get(0);
+    }
+
+    @Override
+    public BulkResult bulkCancel(InstanceQuery query, @Nullable String reason) {
+        InstanceQuery page = bulkPage(query, InstanceStatus.ACTIVE, "cancel");
+        String why = reason(reason, "the instances of " + query);
+        return search.withLockedPage(page, ids -> {
+            List<CancelResult> results = ids.isEmpty() ? List.of() : cancelled(cancels.cancel(ids, why));
+            int changed = (int) results.stream()
+                    .filter(result -> result.outcome() == CancelResult.Cancellation.CANCELLED).count();
+            return bulkResult(page, ids, changed);
+        });
+    }
+
+    @Override
+    public BulkResult bulkRetry(InstanceQuery query) {
+        InstanceQuery page = bulkPage(query, EnumSet.of(InstanceStatus.FAILED), "retry");
+        try {
+            return search.withLockedPage(page, ids -> {
+                Map<Long, String> retried = ids.isEmpty() ? Map.of() : queries.retryFailed(ids);
+                Set<String> queues = new TreeSet<>(retried.values());
+                afterCommit(() -> queues.forEach(wakeQueue));
+                return bulkResult(page, ids, retried.size());
+            });
+        } catch (DuplicateKeyException e) {
+            throw new IllegalStateException("A start took the unique key of an instance of this bulk retry while it"
+                    + " ran; " + NOTHING_RETRIED + ", and the call can be made again", e);
+        }
+    }
+
+    /** The reason a cancel stores as the last error: the caller's, else {@link #NO_REASON}; checked before SQL. */
+    private static String reason(@Nullable String reason, String of) {
         String why = reason == null || reason.isBlank() ? NO_REASON : reason;
-        StoredValues.checkText(why, () -> "The reason for cancelling instance " + instanceId, NOTHING_CANCELLED);
-        CancelRepository.Cancellation cancellation = cancels.cancel(List.of(instanceId), why);
-        CancelResult result = cancellation.results().get(0);
+        StoredValues.checkText(why, () -> "The reason for cancelling " + of, NOTHING_CANCELLED);
+        return why;
+    }
+
+    /**
+     * Tells the listeners of each cancel, interrupts the steps this node runs of instances cancelled while executing
+     * (cascaded children included), and wakes the queues of parents woken because their children ended, once the
+     * cancels are committed; the answers.
+     */
+    private List<CancelResult> cancelled(CancelRepository.Cancellation cancellation) {
         afterCommit(() -> {
-            events.cancelSent(result);
-            // The instance and the children cancelled with it: steps this node runs of them stop at once.
+            cancellation.results().forEach(events::cancelSent);
             cancellation.executing().forEach(interruptCancelled);
             cancellation.woken().forEach(wakeQueue);
         });
-        return result;
+        return cancellation.results();
+    }
+
+    /**
+     * The page a bulk operation reads: {@code query} limited to the statuses the operation acts on, oldest first.
+     *
+     * @throws IllegalArgumentException if the page is larger than a bulk operation may act on, or the query
+     *                                  selects none of those statuses
+     */
+    private static InstanceQuery bulkPage(InstanceQuery query, Set<InstanceStatus> actsOn, String operation) {
+        Objects.requireNonNull(query, "query must not be null");
+        if (query.limit() > InstanceQuery.MAX_BULK_LIMIT) {
+            throw new IllegalArgumentException("A bulk " + operation + " acts on at most "
+                    + InstanceQuery.MAX_BULK_LIMIT + " instances per call, and the query's limit is " + query.limit()
+                    + "; page through with afterId; nothing was done");
+        }
+        Set<InstanceStatus> statuses = EnumSet.copyOf(actsOn);
+        if (!query.statuses().isEmpty()) {
+            statuses.retainAll(query.statuses());
+        }
+        if (statuses.isEmpty()) {
+            throw new IllegalArgumentException("A bulk " + operation + " acts on " + actsOn + " instances only, and"
+                    + " the query selects " + query.statuses() + "; nothing was done");
+        }
+        return query.statuses(statuses).order(InstanceQuery.Order.OLDEST_FIRST);
+    }
+
+    private static BulkResult bulkResult(InstanceQuery page, List<Long> ids, int changed) {
+        long lastId = ids.isEmpty() ? page.afterId() : ids.get(ids.size() - 1);
+        return new BulkResult(ids.size(), changed, lastId, ids.size() == page.limit());
+    }
+
+    /**
+     * A unique key that addresses an instance: PostgreSQL text cannot hold a NUL character, so no instance has
+     * one, and binding one would fail the statement.
+     */
+    private static void checkLookupKey(String uniqueKey, String nothingDone) {
+        Objects.requireNonNull(uniqueKey, "uniqueKey must not be null");
+        if (uniqueKey.indexOf('\u0000') >= 0) {
+            throw new IllegalArgumentException("The unique key holds a NUL character (\\u0000) at index "
+                    + uniqueKey.indexOf('\u0000') + ", which no instance's key can hold; " + nothingDone);
+        }
     }
 
     @Override
@@ -183,8 +301,14 @@ final class DefaultDurableClient implements DurableClient {
     }
 
     @Override
+    public Optional<DurableInstance> findByUniqueKey(String uniqueKey) {
+        checkLookupKey(uniqueKey, "nothing was read");
+        return search.holder(uniqueKey, values.codec());
+    }
+
+    @Override
     public List<DurableInstance> list(InstanceQuery query) {
-        return queries.list(Objects.requireNonNull(query, "query must not be null"), values.codec());
+        return search.search(Objects.requireNonNull(query, "query must not be null"), values.codec());
     }
 
     @Override

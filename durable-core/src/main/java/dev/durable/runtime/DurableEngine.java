@@ -99,8 +99,9 @@ public final class DurableEngine implements AutoCloseable {
         ScheduleRepository schedules = new ScheduleRepository(planning);
         QueryRepository queries = new QueryRepository(planning, history);
         this.client = new DefaultDurableClient(machines, new StartRepository(planning), queries,
-                new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning, history), values,
-                events, this::wake, this::interruptCancelled);
+                new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning, history),
+                new SearchRepository(builder.dataSource, planning), values, events, this::wake,
+                this::interruptCancelled);
         // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
         // the queue at once, not linger (holding the step) until their delay would have run out.
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemonThreads("durable-timer"));

@@ -79,7 +79,8 @@ final class EngineEvents {
         switch (result.delivery()) {
             case DELIVERED -> stats.signalsDelivered.increment();
             case DEDUPLICATED -> stats.signalsDeduplicated.increment();
-            case REFUSED_UNKNOWN_INSTANCE, REFUSED_TERMINAL_INSTANCE -> stats.signalsRefused.increment();
+            case REFUSED_UNKNOWN_INSTANCE, REFUSED_TERMINAL_INSTANCE, REFUSED_NO_KEY_HOLDER ->
+                    stats.signalsRefused.increment();
         }
         tell(() -> listener.signalSent(result));
     }
@@ -88,7 +89,8 @@ final class EngineEvents {
         switch (result.outcome()) {
             case CANCELLED -> stats.cancelsApplied.increment();
             case ALREADY_CANCELLED -> stats.cancelsRepeated.increment();
-            case REFUSED_UNKNOWN_INSTANCE, REFUSED_TERMINAL_INSTANCE -> stats.cancelsRefused.increment();
+            case REFUSED_UNKNOWN_INSTANCE, REFUSED_TERMINAL_INSTANCE, REFUSED_NO_KEY_HOLDER ->
+                    stats.cancelsRefused.increment();
         }
         tell(() -> listener.cancelSent(result));
     }

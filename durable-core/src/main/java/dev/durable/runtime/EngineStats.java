@@ -137,7 +137,7 @@ public final class EngineStats {
         return cancelsRepeated.sum();
     }
 
-    /** Cancels made through this node that were refused: no such instance, or it was done or failed. */
+    /** Cancels made through this node that were refused: no such instance or key holder, or it was done or failed. */
     public long cancelsRefused() {
         return cancelsRefused.sum();
     }

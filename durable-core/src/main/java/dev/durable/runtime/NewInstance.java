@@ -14,7 +14,15 @@ import org.jspecify.annotations.Nullable;
  * @param uniqueScope the scope as a PostgreSQL array literal of status labels, e.g. {@code {runnable,executing}}
  */
 record NewInstance(String machine, int version, String step, String stateJson, String queue, short priority,
-        @Nullable String partitionKey, long delayMillis, @Nullable String uniqueKey, String uniqueScope) {
+        @Nullable String partitionKey, long delayMillis, @Nullable String uniqueKey, String uniqueScope,
+        @Nullable String correlationKey) {
+
+    /** A row without a correlation key. */
+    NewInstance(String machine, int version, String step, String stateJson, String queue, short priority,
+            @Nullable String partitionKey, long delayMillis, @Nullable String uniqueKey, String uniqueScope) {
+        this(machine, version, step, stateJson, queue, priority, partitionKey, delayMillis, uniqueKey, uniqueScope,
+                null);
+    }
 
     /**
      * The row that starts {@code machine} with {@code state} and {@code options}, every value checked before any SQL
@@ -32,13 +40,15 @@ record NewInstance(String machine, int version, String step, String stateJson, S
                     + machine.stateType().getTypeName() + ", not " + Objects.requireNonNull(state).getClass().getName());
         }
         String stateJson = values.state(machine, state, what, nothingDone);
-        StoredValues.checkText(options.partitionKey(), () -> "The partition key", nothingDone);
-        StoredValues.checkText(options.uniqueKey(), () -> "The unique key", nothingDone);
+        StoredValues.checkKey(options.partitionKey(), () -> "The partition key", nothingDone);
+        StoredValues.checkKey(options.uniqueKey(), () -> "The unique key", nothingDone);
+        StoredValues.checkKey(options.correlationKey(), () -> "The correlation key", nothingDone);
         String scope = options.uniqueScope().stream()
                 .map(InstanceStatus::label)
                 .sorted()
                 .collect(Collectors.joining(",", "{", "}"));
         return new NewInstance(machine.name(), machine.version(), machine.initialStep(), stateJson, machine.queue(),
-                options.priority(), options.partitionKey(), options.delay().toMillis(), options.uniqueKey(), scope);
+                options.priority(), options.partitionKey(), options.delay().toMillis(), options.uniqueKey(), scope,
+                options.correlationKey());
     }
 }

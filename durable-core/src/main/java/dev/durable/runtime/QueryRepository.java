@@ -2,61 +2,45 @@ package dev.durable.runtime;
 
 import dev.durable.DurableInstance;
 import dev.durable.HistoryEntry;
-import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
 import dev.durable.json.JsonCodec;
 import java.sql.Array;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
- * The SQL of the read and operator API of the {@link DefaultDurableClient}: one instance, a page of instances,
- * counts and per-queue summaries, and an operator's retry of a failed instance. Joins the caller's Spring
- * transaction, if any; the statements go through {@link StatementPlanning#ordinary()}.
+ * The SQL of the read and operator API of the {@link DefaultDurableClient}: one instance, a parent's children, an
+ * instance's history, counts and per-queue summaries, and an operator's retry of failed instances, one or a locked page
+ * of them (pages of instances are {@link SearchRepository}'s). Joins the caller's Spring transaction, if any; the statements go through
+ * {@link StatementPlanning#ordinary()}.
  */
 final class QueryRepository {
 
     private static final String FIND = """
             /* durable: find */
             SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
-                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
+                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
+                   unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
                    result::text AS result, created_at, updated_at, parent_id
             FROM {schema}.durable_instance
             WHERE id = :id
-            """;
-
-    private static final String LIST = """
-            /* durable: list */
-            SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
-                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
-                   result::text AS result, created_at, updated_at, parent_id
-            FROM {schema}.durable_instance
-            WHERE id > :afterId
-              AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-              AND (CAST(:status AS text) IS NULL OR status = CAST(:status AS {schema}.durable_status))
-              AND (CAST(:machine AS text) IS NULL OR machine = :machine)
-            ORDER BY id
-            LIMIT :limit
             """;
 
     // A parent's children in the order they were started, through the parent index.
     static final String CHILDREN = """
             /* durable: children */
             SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
-                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key, state::text AS state,
+                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
+                   unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
                    result::text AS result, created_at, updated_at, parent_id
             FROM {schema}.durable_instance
             WHERE parent_id = :parentId
@@ -158,51 +142,74 @@ final class QueryRepository {
             SELECT queue FROM retried
             """;
 
+    // A bulk retry of the failed instances among :id, which the caller locked (SearchRepository.lockPage); their
+    // parents count them as ended no more, and their history records the retry, as for one (RETRY_FAILED). One that
+    // would take a unique key another instance holds now is skipped, not refused: of several failed instances sharing
+    // a key, only the latest is retried, and none while another holds the key (an instance whose scope includes
+    // failed holds its own key, hence h.id <> d.id). A start taking the key between this statement's snapshot and its
+    // write still collides on the unique index; the caller reports that.
+    static final String RETRY_FAILED_PAGE = """
+            /* durable: retry failed page */
+            WITH retried AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable', attempt = 0, eligible_at = now(), lease_token = NULL, updated_at = now()
+                WHERE d.id = ANY (:id::bigint[]) AND d.status = 'failed'
+                  AND (d.unique_key IS NULL
+                       OR (d.id = (SELECT max(o.id) FROM {schema}.durable_instance o
+                                   WHERE o.id = ANY (:id::bigint[]) AND o.status = 'failed'
+                                     AND o.unique_key = d.unique_key)
+                           AND NOT EXISTS (SELECT 1 FROM {schema}.durable_instance h
+                                           WHERE h.unique_guard = d.unique_key AND h.id <> d.id)))
+                RETURNING d.id, d.queue, d.parent_id, d.step
+            ), parent AS (
+                UPDATE {schema}.durable_instance p
+                SET children_ended = p.children_ended - c.n
+                FROM (SELECT parent_id, count(*)::int AS n FROM retried WHERE parent_id IS NOT NULL
+                      GROUP BY parent_id) c
+                WHERE p.id = c.parent_id
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node)
+                SELECT id, step, 'retry_failed', 'runnable', 0, :node
+                FROM retried
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT id, queue FROM retried
+            """;
+
     private final StatementPlanning planning;
     private final History history;
     private final String findSql;
-    private final String listSql;
     private final String childrenSql;
     private final String historySql;
     private final String countSql;
     private final String summarizeSql;
     private final String summarizeLiveSql;
     private final String retryFailedSql;
+    private final String retryFailedPageSql;
 
     QueryRepository(StatementPlanning planning, History history) {
         this.planning = planning;
         this.history = history;
         this.findSql = planning.qualify(FIND);
-        this.listSql = planning.qualify(LIST);
         this.childrenSql = planning.qualify(CHILDREN);
         this.historySql = planning.qualify(HISTORY);
         this.countSql = planning.qualify(COUNT);
         this.summarizeSql = planning.qualify(SUMMARIZE);
         this.summarizeLiveSql = planning.qualify(SUMMARIZE_LIVE);
         this.retryFailedSql = planning.qualify(RETRY_FAILED);
+        this.retryFailedPageSql = planning.qualify(RETRY_FAILED_PAGE);
     }
 
     /** The instance {@code id}, whose state and result read with {@code codec}. */
     Optional<DurableInstance> find(long id, JsonCodec codec) {
-        return planning.ordinary().sql(findSql).param("id", id).query((rs, i) -> instance(rs, codec)).optional();
-    }
-
-    /** The instances {@code query} selects, whose states and results read with {@code codec}. */
-    List<DurableInstance> list(InstanceQuery query, JsonCodec codec) {
-        return planning.ordinary().sql(listSql)
-                .param("afterId", query.afterId())
-                .param("queue", query.queue())
-                .param("status", query.status() == null ? null : query.status().label())
-                .param("machine", query.machine())
-                .param("limit", query.limit())
-                .query((rs, i) -> instance(rs, codec))
-                .list();
+        return planning.ordinary().sql(findSql).param("id", id).query((rs, i) -> InstanceRow.read(rs, codec))
+                .optional();
     }
 
     /** The children of {@code parentId} in id order, whose states and results read with {@code codec}. */
     List<DurableInstance> children(long parentId, JsonCodec codec) {
         return planning.ordinary().sql(childrenSql).param("parentId", parentId)
-                .query((rs, i) -> instance(rs, codec)).list();
+                .query((rs, i) -> InstanceRow.read(rs, codec)).list();
     }
 
     /** Up to {@code limit} history entries of {@code instanceId} after {@code afterId}, oldest first. */
@@ -218,7 +225,8 @@ final class QueryRepository {
                     return new HistoryEntry(rs.getLong("id"), rs.getLong("instance_id"), rs.getString("step"),
                             HistoryEntry.Event.fromLabel(rs.getString("event")), rs.getString("next_step"),
                             InstanceStatus.fromLabel(rs.getString("status")), rs.getInt("attempt"),
-                            rs.getString("node"), rs.getObject("lease_token", Long.class), instant(rs, "at"), took,
+                            rs.getString("node"), rs.getObject("lease_token", Long.class),
+                            rs.getObject("at", OffsetDateTime.class).toInstant(), took,
                             rs.getString("error"), signals == null ? List.of() : List.of((Long[]) signals.getArray()));
                 })
                 .list();
@@ -270,22 +278,22 @@ final class QueryRepository {
                 .param("node", history.node()).query(String.class).optional();
     }
 
-    private static DurableInstance instance(ResultSet rs, JsonCodec codec) throws SQLException {
-        return new InstanceRow(rs.getLong("id"), rs.getString("machine"), rs.getInt("machine_version"),
-                rs.getString("step"), InstanceStatus.fromLabel(rs.getString("status")), rs.getString("queue"),
-                rs.getShort("priority"), rs.getString("partition_key"), rs.getString("awaits"), rs.getInt("attempt"),
-                instant(rs, "eligible_at"), rs.getString("last_error"), rs.getString("lease_owner"),
-                nullableInstant(rs, "lease_expires_at"), rs.getString("unique_key"), rs.getString("state"),
-                rs.getString("result"), instant(rs, "created_at"), instant(rs, "updated_at"),
-                rs.getObject("parent_id", Long.class), codec);
-    }
-
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
-        return Objects.requireNonNull(nullableInstant(rs, column), column);
-    }
-
-    private static @Nullable Instant nullableInstant(ResultSet rs, String column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
+    /**
+     * Makes the failed instances among {@code ids} runnable again, but for those whose unique key is held by another
+     * instance (or by a later failed one of {@code ids}); the queue of each retried one, by id. Run it in the
+     * transaction that locked them.
+     *
+     * @throws org.springframework.dao.DuplicateKeyException if a start took one of their keys meanwhile
+     */
+    Map<Long, String> retryFailed(List<Long> ids) {
+        Map<Long, String> retried = new TreeMap<>();
+        planning.ordinary().sql(retryFailedPageSql)
+                .param("id", new SqlArrayValue("int8", ids.toArray()))
+                .param("history", history.recorded())
+                .param("node", history.node())
+                .query(rs -> {
+                    retried.put(rs.getLong("id"), rs.getString("queue"));
+                });
+        return retried;
     }
 }

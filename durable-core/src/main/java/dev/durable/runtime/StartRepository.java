@@ -25,22 +25,22 @@ final class StartRepository {
 
     // Concurrent batches sharing unique keys are inserted in key order (the caller sorts), so they take the unique
     // index's locks in one order and cannot deadlock (docs/DESIGN.md, pitfall P5).
-    // Columns travel as arrays and are unnested, so a batch has 10 bind parameters whatever its size
+    // Columns travel as arrays and are unnested, so a batch has 11 bind parameters whatever its size
     // (docs/DESIGN.md, pitfall P8).
     // The inserted rows come back in insertion order, which is the ORDER BY of the select.
     private static final String INSERT = """
             /* durable: insert */
             INSERT INTO {schema}.durable_instance
                 (machine, machine_version, step, state, queue, priority, partition_key, eligible_at,
-                 unique_key, unique_scope)
+                 unique_key, unique_scope, correlation_key)
             SELECT r.machine, r.machine_version, r.step, r.state::jsonb, r.queue, r.priority::smallint,
                    r.partition_key, now() + r.delay_ms * interval '1 millisecond',
-                   r.unique_key, r.unique_scope::{schema}.durable_status[]
+                   r.unique_key, r.unique_scope::{schema}.durable_status[], r.correlation_key
             FROM unnest(:machine::text[], :version::int[], :step::text[], :state::text[], :queue::text[],
                         :priority::int[], :partitionKey::text[], :delayMs::bigint[], :uniqueKey::text[],
-                        :uniqueScope::text[])
+                        :uniqueScope::text[], :correlationKey::text[])
                  WITH ORDINALITY AS r(machine, machine_version, step, state, queue, priority, partition_key,
-                                      delay_ms, unique_key, unique_scope, ord)
+                                      delay_ms, unique_key, unique_scope, correlation_key, ord)
             ORDER BY r.ord
             ON CONFLICT (unique_guard) WHERE unique_guard IS NOT NULL DO NOTHING
             RETURNING id, unique_key
@@ -89,7 +89,8 @@ final class StartRepository {
         int n = order.size();
         Object[] machine = new Object[n], version = new Object[n], step = new Object[n], state = new Object[n],
                 queue = new Object[n], priority = new Object[n], partitionKey = new Object[n],
-                delayMs = new Object[n], uniqueKey = new Object[n], uniqueScope = new Object[n];
+                delayMs = new Object[n], uniqueKey = new Object[n], uniqueScope = new Object[n],
+                correlationKey = new Object[n];
         for (int k = 0; k < n; k++) {
             NewInstance row = rows.get(order.get(k));
             machine[k] = row.machine();
@@ -102,6 +103,7 @@ final class StartRepository {
             delayMs[k] = row.delayMillis();
             uniqueKey[k] = row.uniqueKey();
             uniqueScope[k] = row.uniqueScope();
+            correlationKey[k] = row.correlationKey();
         }
         List<InsertedRow> inserted = planning.ordinary().sql(insertSql)
                 .param("machine", new SqlArrayValue("text", machine))
@@ -114,6 +116,7 @@ final class StartRepository {
                 .param("delayMs", new SqlArrayValue("int8", delayMs))
                 .param("uniqueKey", new SqlArrayValue("text", uniqueKey))
                 .param("uniqueScope", new SqlArrayValue("text", uniqueScope))
+                .param("correlationKey", new SqlArrayValue("text", correlationKey))
                 .query((rs, i) -> new InsertedRow(rs.getLong(1), rs.getString(2)))
                 .list();
 

@@ -60,6 +60,15 @@ final class StatementPlanning {
         return statisticsSaySmall ? freshlyPlanned : ordinary;
     }
 
+    /**
+     * The client of the searches ({@link SearchRepository}), planned at every execution whatever the table's size:
+     * their criteria are each optional, and a plan made for the values given drops the tests of the criteria not set
+     * and reaches a key that is set through its index. A cached generic plan would be one plan for every combination.
+     */
+    JdbcClient freshlyPlanned() {
+        return freshlyPlanned;
+    }
+
     /** The client of the statements off the step's path (inserts, reads, node registration): plans may be cached. */
     JdbcClient ordinary() {
         return ordinary;

@@ -1,9 +1,11 @@
 package dev.durable.runtime;
 
+import dev.durable.StartOptions;
 import dev.durable.UnstorableValueException;
 import dev.durable.json.JsonCodec;
 import dev.durable.json.JsonCodecException;
 import dev.durable.machine.MachineDefinition;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -58,6 +60,22 @@ final class StoredValues {
         if (text != null && text.indexOf('\u0000') >= 0) {
             throw refused(what, "stored", nothingDone, "it holds a NUL character (\\u0000) at index "
                     + text.indexOf('\u0000') + ", which PostgreSQL cannot store", null);
+        }
+    }
+
+    /**
+     * Checks a key kept in a B-tree index (partition, unique, correlation and dedup keys): text without a NUL
+     * character, at most {@link StartOptions#MAX_KEY_BYTES} bytes in UTF-8, since an index entry must fit in a third
+     * of a page (a longer one would fail the statement that writes it, or for a partition key, every pick of it).
+     */
+    static void checkKey(@Nullable String key, Supplier<String> what, String nothingDone) {
+        checkText(key, what, nothingDone);
+        if (key != null) {
+            int bytes = key.getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > StartOptions.MAX_KEY_BYTES) {
+                throw refused(what, "stored", nothingDone, "it is " + bytes + " bytes long in UTF-8, and a key is at"
+                        + " most " + StartOptions.MAX_KEY_BYTES, null);
+            }
         }
     }
 

@@ -193,15 +193,18 @@ final class TransitionRepository {
             WITH inserted AS (
                 INSERT INTO {schema}.durable_instance
                     (machine, machine_version, step, state, queue, priority, partition_key, eligible_at,
-                     unique_key, unique_scope, parent_id, cancel_with_parent)
+                     unique_key, unique_scope, correlation_key, parent_id, cancel_with_parent)
                 SELECT r.machine, r.machine_version, r.step, r.state::jsonb, r.queue, r.priority::smallint,
                        r.partition_key, now() + r.delay_ms * interval '1 millisecond',
-                       r.unique_key, r.unique_scope::{schema}.durable_status[], r.parent_id, r.cancel_with_parent
+                       r.unique_key, r.unique_scope::{schema}.durable_status[], r.correlation_key, r.parent_id,
+                       r.cancel_with_parent
                 FROM unnest(:machine::text[], :version::int[], :step::text[], :state::text[], :queue::text[],
                             :priority::int[], :partitionKey::text[], :delayMs::bigint[], :uniqueKey::text[],
-                            :uniqueScope::text[], :parentId::bigint[], :cancelWithParent::boolean[])
+                            :uniqueScope::text[], :correlationKey::text[], :parentId::bigint[],
+                            :cancelWithParent::boolean[])
                      WITH ORDINALITY AS r(machine, machine_version, step, state, queue, priority, partition_key,
-                                          delay_ms, unique_key, unique_scope, parent_id, cancel_with_parent, ord)
+                                          delay_ms, unique_key, unique_scope, correlation_key, parent_id,
+                                          cancel_with_parent, ord)
                 WHERE r.parent_id = ANY (:claimed::bigint[])
                 ORDER BY r.ord
                 ON CONFLICT (unique_guard) WHERE unique_guard IS NOT NULL DO NOTHING
@@ -552,6 +555,7 @@ final class TransitionRepository {
                 .param("delayMs", childColumn(sorted, "int8", NewInstance::delayMillis))
                 .param("uniqueKey", childColumn(sorted, "text", NewInstance::uniqueKey))
                 .param("uniqueScope", childColumn(sorted, "text", NewInstance::uniqueScope))
+                .param("correlationKey", childColumn(sorted, "text", NewInstance::correlationKey))
                 .param("parentId", new SqlArrayValue("int8", parentIds.toArray()))
                 .param("cancelWithParent", new SqlArrayValue("bool",
                         sorted.stream().map(NewChild::cancelWithParent).toArray()))

@@ -77,6 +77,25 @@ class SchemaTest {
         jdbc.execute("DROP SCHEMA durable_plain CASCADE");
     }
 
+    /**
+     * Schema version 7: the look-ups by unique and correlation key have indexes of their own, in id order, that hold
+     * only the rows with a key, so instances started without one cost them nothing.
+     */
+    @Test
+    void theBusinessKeyIndexesHoldOnlyRowsWithAKeyInIdOrder() {
+        assertThat(jdbc.queryForList("SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname IN"
+                + " ('durable_instance_unique_key', 'durable_instance_correlation_key') ORDER BY indexname",
+                String.class, TestDatabase.SCHEMA)).containsExactly(
+                        "CREATE INDEX durable_instance_correlation_key ON " + TestDatabase.SCHEMA
+                                + ".durable_instance USING btree (correlation_key, id)"
+                                + " WHERE (correlation_key IS NOT NULL)",
+                        "CREATE INDEX durable_instance_unique_key ON " + TestDatabase.SCHEMA
+                                + ".durable_instance USING btree (unique_key, id) WHERE (unique_key IS NOT NULL)");
+        assertThat(jdbc.queryForObject("SELECT data_type || ' ' || is_nullable FROM information_schema.columns"
+                + " WHERE table_schema = ? AND table_name = 'durable_instance' AND column_name = 'correlation_key'",
+                String.class, TestDatabase.SCHEMA)).isEqualTo("text YES");
+    }
+
     @Test
     void aSchemaNameMustBeAPlainLowerCaseIdentifier() {
         assertThatThrownBy(() -> DurableSchema.named("Durable")).isInstanceOf(IllegalArgumentException.class)

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
+import dev.durable.DurableInstance;
+import dev.durable.InstanceQuery;
 import dev.durable.Outcome;
 import dev.durable.Schedule;
 import dev.durable.StartOptions;
@@ -66,14 +68,14 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog", String.class))
                 .containsExactly("durable-schema-v1");
 
-        // Live data on the version 1 schema, in every status: written by a client (the starts) and as the engine of
-        // version 1 would have left it (parked, claimed by a node that then died, done, failed, a signal on its way).
-        DurableClient client = engines.build("v1-client", settings -> settings.schema(SCHEMA), orders()).client();
-        long parked = client.start("orders", new Order(1)).id();
-        long runnable = client.start("orders", new Order(2)).id();
-        long done = client.start("orders", new Order(3)).id();
-        long executing = client.start("orders", new Order(4)).id();
-        long failed = client.start("orders", new Order(5)).id();
+        // Live data on the version 1 schema, in every status: the rows as a client of version 1 inserted them (two
+        // with a unique key) and as the engine of version 1 would have left them (parked, claimed by a node that then
+        // died, done, failed, a signal on its way).
+        long parked = insertAsVersion1(1, "order-1");
+        long runnable = insertAsVersion1(2, null);
+        long done = insertAsVersion1(3, "order-3");
+        long executing = insertAsVersion1(4, null);
+        long failed = insertAsVersion1(5, null);
         jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
                 + " WHERE id = ?", parked);
         jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'done', result = '\"shipped 3\"'"
@@ -94,30 +96,37 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
-                "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v8",
-                "durable-schema-v9");
+                "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
+                "durable-schema-v8", "durable-schema-v9");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
-        assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "parent_id", "cancel_with_parent",
-                "children_started", "children_ended", "awaits_children")).isEqualTo(instancesBefore);
+        assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
+                "cancel_with_parent", "children_started", "children_ended", "awaits_children"))
+                .isEqualTo(instancesBefore);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance"
-                + " WHERE deadline IS NOT NULL OR awaits_set IS NOT NULL OR parent_id IS NOT NULL"
-                + " OR cancel_with_parent IS NOT NULL OR awaits_children IS NOT NULL"
+                + " WHERE deadline IS NOT NULL OR awaits_set IS NOT NULL OR correlation_key IS NOT NULL"
+                + " OR parent_id IS NOT NULL OR cancel_with_parent IS NOT NULL OR awaits_children IS NOT NULL"
                 + " OR children_started <> 0 OR children_ended <> 0", Long.class)).isZero();
         assertThat(rows("durable_signal")).isEqualTo(signalsBefore);
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_deadline")).isTrue();
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_ended")).isTrue();
-        assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
-                Boolean.class, SCHEMA + ".durable_instance_parent")).isTrue();
-        assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
-                Boolean.class, SCHEMA + ".durable_history_instance")).isTrue();
+        for (String index : List.of("durable_instance_unique_key", "durable_instance_correlation_key",
+                "durable_instance_parent", "durable_history_instance")) {
+            assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
+                    Boolean.class, SCHEMA + "." + index)).as(index).isTrue();
+        }
 
         // The upgraded database runs on: the engine registers its node, the crashed claim is reaped and re-run,
         // and every live instance finishes; the ended ones stay as they were. The new schedule table takes the
         // schedule the node declares, which fires.
         DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders(),
                 heartbeat());
+        DurableClient client = engine.client();
+        // The keys of rows written before the upgrade are found through the index it built.
+        assertThat(client.findByUniqueKey("order-1").map(DurableInstance::id)).contains(parked);
+        assertThat(client.list(InstanceQuery.all().uniqueKey("order-3"))).extracting(DurableInstance::id)
+                .containsExactly(done);
         engine.client().signal(parked, "paid", "late", "evt-1");
         await().atMost(Duration.ofSeconds(20)).until(() -> List.of(parked, runnable, done, executing).stream()
                 .allMatch(id -> "done".equals(status(id))));
@@ -129,9 +138,21 @@ class SchemaUpgradeTest {
         // The upgraded node records history from then on; what happened before the upgrade has none.
         assertThat(engine.client().history(late)).extracting(entry -> entry.event().label()).containsExactly("cancel");
         assertThat(engine.client().history(parked)).extracting(entry -> entry.event().label()).contains("done");
+        // And one started on the upgraded schema with a correlation key is found by it.
+        long correlated = client.start("orders", new Order(7), StartOptions.defaults().correlationKey("customer-7")
+                .delay(Duration.ofHours(1))).id();
+        assertThat(client.list(InstanceQuery.all().correlationKey("customer-7"))).extracting(DurableInstance::id)
+                .containsExactly(correlated);
         await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA
                 + ".durable_instance WHERE machine = 'heartbeat' AND status = 'done'", Long.class) > 0);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_node", Long.class)).isOne();
+    }
+
+    /** A row as a client of version 1 inserted it: version 1's columns, runnable at its first step. */
+    private long insertAsVersion1(int order, String uniqueKey) {
+        return jdbc.queryForObject("INSERT INTO " + SCHEMA + ".durable_instance (machine, machine_version, step,"
+                + " state, queue, unique_key) VALUES ('orders', 1, 'pay', ?::jsonb, 'default', ?) RETURNING id",
+                Long.class, "{\"id\": " + order + "}", uniqueKey);
     }
 
     private String status(long id) {

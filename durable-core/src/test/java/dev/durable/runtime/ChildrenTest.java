@@ -3,10 +3,12 @@ package dev.durable.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.durable.BulkResult;
 import dev.durable.CancelResult;
 import dev.durable.Child;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
+import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
 import dev.durable.StartOptions;
@@ -277,6 +279,31 @@ class ChildrenTest {
 
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(order).equals("done"));
         assertThat(joins).containsExactly("2/2: failed done:packed b");
+    }
+
+    @Test
+    void aBulkRetryOfFailedChildrenMakesTheirParentWaitForThemAgainAndABulkCancelCountsThemEnded() {
+        DurableClient client = engines.start(orders(Outcome.Join.ALL), lines()).client();
+        long order = client.start("order", new Order(List.of("a!", "b!", "c"))).id();
+        List<Long> children = awaitChildren(order, 3);
+        client.signal(children.get(0), "go", null).orThrow();
+        client.signal(children.get(1), "go", null).orThrow();
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.row(order).get("children_ended").equals(2));
+
+        BulkResult retried = client.bulkRetry(InstanceQuery.all().machine("line").status(InstanceStatus.FAILED));
+
+        assertThat(retried.changed()).isEqualTo(2);
+        assertThat(TestDatabase.row(order)).containsEntry("children_ended", 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> children.stream()
+                .allMatch(child -> TestDatabase.status(child).equals("awaiting_signal")));
+        assertThat(client.history(children.get(0))).extracting(entry -> entry.event().label()).endsWith("retry_failed",
+                "await");
+
+        BulkResult cancelled = client.bulkCancel(InstanceQuery.all().machine("line"), "discontinued");
+
+        assertThat(cancelled.changed()).isEqualTo(3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(order).equals("done"));
+        assertThat(joins).containsExactly("3/3: cancelled cancelled cancelled");
     }
 
     @Test

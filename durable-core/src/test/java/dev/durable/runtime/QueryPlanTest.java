@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.testing.TestDatabase;
+import java.sql.Types;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -32,11 +33,14 @@ class QueryPlanTest {
     private static final boolean PRINT = Boolean.getBoolean("durable.plan.print");
 
     private final NamedParameterJdbcTemplate jdbc = new NamedParameterJdbcTemplate(TestDatabase.dataSource());
+    private final NamedParameterJdbcTemplate freshlyPlanned = new NamedParameterJdbcTemplate(
+            new FreshlyPlannedJdbcTemplate(TestDatabase.dataSource()));
 
     /**
      * ROWS rows over 5 queues: 1% runnable (half of those timers due up to an hour ahead), 1% executing, 1% parked
      * (half of those with a deadline), 1% cancelled, the rest done (ended rows last updated up to a week ago); a
-     * signal for every 10th row; every 10th row is a child of the row five before it.
+     * signal for every 10th row; a unique key on every other row (an ended row's shared with a later one), a
+     * correlation key shared by about six rows on every third; every 10th row is a child of the row five before it.
      */
     @BeforeAll
     static void fillTheTable() {
@@ -44,7 +48,8 @@ class QueryPlanTest {
         TestDatabase.jdbc().update("""
                 INSERT INTO durable_it.durable_instance
                     (machine, machine_version, step, state, queue, status, eligible_at, partition_key,
-                     lease_owner, lease_token, lease_expires_at, updated_at, parent_id, cancel_with_parent)
+                     lease_owner, lease_token, lease_expires_at, updated_at, unique_key, correlation_key,
+                     parent_id, cancel_with_parent)
                 SELECT 'm', 1, 's', '{}', 'q' || (g % 5),
                        (CASE g % 100 WHEN 0 THEN 'runnable' WHEN 1 THEN 'executing' WHEN 2 THEN 'awaiting_signal'
                                      WHEN 3 THEN 'cancelled' ELSE 'done' END)::durable_it.durable_status,
@@ -55,10 +60,12 @@ class QueryPlanTest {
                        CASE WHEN g % 100 = 1 THEN g END,
                        CASE WHEN g % 100 = 1 THEN now() + interval '1 minute' END,
                        now() - (g % 10000) * interval '1 minute',
+                       CASE WHEN g % 2 = 0 THEN 'order-' || CASE WHEN g % 100 < 3 THEN g ELSE g / 4 END END,
+                       CASE WHEN g % 3 = 0 THEN 'customer-' || (g % (? / 18 + 1)) END,
                        CASE WHEN g % 10 = 5 THEN g - 5 END,
                        CASE WHEN g % 10 = 5 THEN true END
                 FROM generate_series(1, ?) g
-                """, ROWS);
+                """, ROWS, ROWS);
         // The parked rows: every other one with a deadline, from ten minutes ago to ten minutes ahead.
         TestDatabase.jdbc().update("""
                 UPDATE durable_it.durable_instance
@@ -311,6 +318,7 @@ class QueryPlanTest {
                 .addValue("delayMs", new SqlArrayValue("int8", 0L, 0L))
                 .addValue("uniqueKey", new SqlArrayValue("text", null, "line-7"))
                 .addValue("uniqueScope", new SqlArrayValue("text", "{runnable}", "{runnable}"))
+                .addValue("correlationKey", new SqlArrayValue("text", "order-7", null))
                 .addValue("parentId", new SqlArrayValue("int8", 1001L, 1001L))
                 .addValue("cancelWithParent", new SqlArrayValue("bool", true, false))
                 .addValue("claimed", new SqlArrayValue("int8", 1001L)));
@@ -337,6 +345,73 @@ class QueryPlanTest {
         assertThat(plan).contains("durable_history_instance").doesNotContain("Seq Scan").doesNotContain("Sort");
     }
 
+    /**
+     * A look-up by business key reads the key's own index: every instance that carried a unique key or shares a
+     * correlation key, in id order (at most the key's own rows sorted); the holder of a unique key, found or locked,
+     * through the unique index.
+     */
+    @Test
+    void aLookUpByKeyReadsTheKeysIndex() {
+        String unique = explainSearch(SearchRepository.SEARCH, search().addValue("uniqueKey", "order-1000"));
+        String correlated = explainSearch(SearchRepository.SEARCH_NEWEST_FIRST,
+                search().addValue("correlationKey", "customer-77"));
+        String holder = explain(SearchRepository.FIND_HOLDER, new MapSqlParameterSource("uniqueKey", "order-1000"));
+        String locked = explain(SearchRepository.LOCK_HOLDER, new MapSqlParameterSource("uniqueKey", "order-1000"));
+
+        assertThat(unique).contains("Index Scan using durable_instance_unique_key").doesNotContain("Sort")
+                .doesNotContain("Seq Scan");
+        // Walked backwards, or its few rows fetched and sorted: the key's rows only, either way.
+        assertThat(correlated).contains("durable_instance_correlation_key").doesNotContain("Seq Scan");
+        assertThat(holder).contains("durable_instance_unique ").doesNotContain("Seq Scan");
+        assertThat(locked).contains("durable_instance_unique ").doesNotContain("Seq Scan");
+    }
+
+    /**
+     * A page filtered by criteria without an index of their own walks the primary key in the page's order, testing
+     * them on the way, and stops at the limit; a status with a partial index of its own may be read through it and
+     * its few rows sorted instead. Either way the table is never scanned and sorted whole.
+     */
+    @Test
+    void aFilteredPageWalksAnIndexAndNeverSortsTheTable() {
+        String byMachineAndStep = explainSearch(SearchRepository.SEARCH, search().addValue("machine", "m")
+                .addValue("version", 1).addValue("step", "s"));
+        String newest = explainSearch(SearchRepository.SEARCH_NEWEST_FIRST, search());
+        String byError = explainSearch(SearchRepository.SEARCH_NEWEST_FIRST, search()
+                .addValue("statuses", "{cancelled}").addValue("errorContains", "carrier down")
+                .addValue("updatedFrom", java.time.OffsetDateTime.now().minusDays(1)));
+        String parked = explainSearch(SearchRepository.SEARCH, search().addValue("statuses", "{awaiting_signal}")
+                .addValue("queue", "q2").addValue("afterId", 5000L));
+        String someStatuses = explainSearch(SearchRepository.SEARCH, search()
+                .addValue("statuses", "{runnable,executing,awaiting_signal}").addValue("createdFrom",
+                        java.time.OffsetDateTime.now().minusDays(1)));
+
+        assertThat(byMachineAndStep).contains("Index Scan using durable_instance_pkey").doesNotContain("Sort");
+        assertThat(newest).contains("Index Scan Backward using durable_instance_pkey").doesNotContain("Sort");
+        assertThat(parked).contains("durable_instance_awaiting");
+        for (String plan : List.of(byMachineAndStep, newest, byError, parked, someStatuses)) {
+            assertThat(plan).doesNotContain("Seq Scan");
+        }
+    }
+
+    /**
+     * A bulk operation locks its page in id order through an index; a bulk retry then reaches its rows through an
+     * index (by their ids, or by their status when the statistics count few failed rows) and looks up each key's
+     * holder through the unique index.
+     */
+    @Test
+    void aBulkOperationLocksItsPageThroughAnIndexAndRetriesByPrimaryKey() {
+        String lock = explainSearch(SearchRepository.LOCK_PAGE, search().addValue("machine", "m")
+                .addValue("statuses", "{runnable,executing,awaiting_signal}").addValue("limit", 1000));
+        String retry = explain(QueryRepository.RETRY_FAILED_PAGE, new MapSqlParameterSource()
+                .addValue("id", new SqlArrayValue("int8", 1004L, 2004L, 3004L))
+                .addValue("history", true).addValue("node", "node:1"));
+
+        assertThat(lock).contains("LockRows").containsPattern("Index Scan using durable_instance_\\w+")
+                .doesNotContain("Seq Scan");
+        assertThat(retry).containsPattern("Index Scan using durable_instance_\\w+ on durable_instance d")
+                .contains("durable_instance_unique ").doesNotContain("Seq Scan");
+    }
+
     /** A crashed step's hand-back reaches its row by primary key, like every fenced write. */
     @Test
     void aCrashedStepIsHandedBackByPrimaryKey() {
@@ -358,7 +433,41 @@ class QueryPlanTest {
                 .addValue("node", "node:1");
     }
 
+    /** The parameters of SearchRepository's statements, each criterion unset, as the repository binds them. */
+    private static MapSqlParameterSource search() {
+        MapSqlParameterSource parameters = new MapSqlParameterSource()
+                .addValue("afterId", 0L)
+                .addValue("statuses", "{runnable,executing,awaiting_signal,done,failed,cancelled}", Types.OTHER)
+                .addValue("limit", 100);
+        for (String text : List.of("queue", "machine", "step", "uniqueKey", "correlationKey", "errorContains")) {
+            parameters.addValue(text, null, Types.VARCHAR);
+        }
+        for (String time : List.of("createdFrom", "createdBefore", "updatedFrom", "updatedBefore")) {
+            parameters.addValue(time, null, Types.TIMESTAMP_WITH_TIMEZONE);
+        }
+        return parameters.addValue("version", null, Types.INTEGER);
+    }
+
+    /**
+     * The plan of a search statement as the engine runs it: planned for the values bound (its criteria are optional,
+     * docs/DESIGN.md, "Finding instances"), never from a cached generic plan. A status array is bound as text of
+     * unspecified type, as the repository binds it.
+     */
+    private String explainSearch(String statement, MapSqlParameterSource parameters) {
+        if (parameters.getValue("statuses") instanceof String statuses) {
+            parameters.addValue("statuses", statuses, Types.OTHER);
+        }
+        for (String time : List.of("createdFrom", "createdBefore", "updatedFrom", "updatedBefore")) {
+            parameters.addValue(time, parameters.getValue(time), Types.TIMESTAMP_WITH_TIMEZONE);
+        }
+        return explain(freshlyPlanned, statement, parameters);
+    }
+
     private String explain(String statement, MapSqlParameterSource parameters) {
+        return explain(jdbc, statement, parameters);
+    }
+
+    private String explain(NamedParameterJdbcTemplate jdbc, String statement, MapSqlParameterSource parameters) {
         String sql = PLANNING.qualify(statement);
         List<Map<String, Object>> lines = jdbc.queryForList("EXPLAIN " + sql, parameters);
         String plan = String.join("\n", lines.stream().map(line -> (String) line.get("QUERY PLAN")).toList());

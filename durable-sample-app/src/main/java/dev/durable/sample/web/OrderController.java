@@ -91,7 +91,7 @@ class OrderController {
         CancelResult result = durable.cancel(id, reason);
         HttpStatus status = switch (result.outcome()) {
             case CANCELLED, ALREADY_CANCELLED -> HttpStatus.OK;
-            case REFUSED_UNKNOWN_INSTANCE -> HttpStatus.NOT_FOUND;
+            case REFUSED_UNKNOWN_INSTANCE, REFUSED_NO_KEY_HOLDER -> HttpStatus.NOT_FOUND;
             case REFUSED_TERMINAL_INSTANCE -> HttpStatus.CONFLICT;
         };
         return ResponseEntity.status(status).body(Map.of("result", result.outcome().name().toLowerCase(Locale.ROOT),
@@ -105,7 +105,7 @@ class OrderController {
                 new Payment(webhook.paymentId(), webhook.amountCents()), webhook.eventId());
         HttpStatus status = switch (result.delivery()) {
             case DELIVERED, DEDUPLICATED -> HttpStatus.ACCEPTED;
-            case REFUSED_UNKNOWN_INSTANCE -> HttpStatus.NOT_FOUND;
+            case REFUSED_UNKNOWN_INSTANCE, REFUSED_NO_KEY_HOLDER -> HttpStatus.NOT_FOUND;
             case REFUSED_TERMINAL_INSTANCE -> HttpStatus.CONFLICT;
         };
         return ResponseEntity.status(status).body(Map.of("delivery", result.delivery().name().toLowerCase(),

@@ -1,10 +1,13 @@
 package dev.durable.boot.actuate;
 
+import dev.durable.BulkResult;
 import dev.durable.CancelResult;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
+import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
+import dev.durable.SignalResult;
 import dev.durable.StoredSchedule;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DurableEngine;
@@ -48,6 +51,13 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>{@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: makes a failed instance runnable
  *       again; with {@code {"action":"cancel","reason":"customer withdrew"}}: cancels an unfinished instance (the
  *       reason is optional);</li>
+ *   <li>{@code GET /actuator/durable/instances?machine=order&status=failed&limit=50}: a page of the instances the
+ *       query parameters select (see {@link InstanceFilter}); {@code GET /actuator/durable/holder?uniqueKey=...}: the
+ *       instance holding a unique key;</li>
+ *   <li>{@code POST /actuator/durable/instances} with {@code {"action":"cancel","filter":{...}}} or
+ *       {@code {"action":"retry","filter":{...}}}: a bulk cancel or retry of one page of the filter's instances;
+ *       {@code POST /actuator/durable/holder} with {@code {"uniqueKey":"order:42","action":"cancel"}} or
+ *       {@code "signal"}: cancels or signals the instance holding a unique key;</li>
  *   <li>{@code POST /actuator/durable} with {@code {"queue":"orders","action":"pause"}} or
  *       {@code {"queue":"orders","action":"resume"}}: stops or resumes picking from a queue on this node; with
  *       {@code {"schedule":"nightly","action":"pause"}} or {@code "resume"}: pauses or resumes a recurring schedule
@@ -58,7 +68,9 @@ import tools.jackson.databind.json.JsonMapper;
  * Boot makes every {@link Selector @Selector} parameter a path variable named after it, so a queue action keeps
  * its queue in the body rather than under a made-up {@code {queues}} segment. Write operations are off by default
  * ({@code management.endpoint.durable.access=read-only}); set the access to {@code unrestricted} to allow them.
- * Over HTTP, {@link DurableEndpointWebExtension} answers a bad request with its reason and the allowed values.
+ * Over HTTP, {@link DurableEndpointWebExtension} answers a bad request with its reason and the allowed values; the
+ * searches, look-ups by key and bulk operations are reached through it, as {@code instances} and {@code holder} in
+ * place of an id.
  */
 @Endpoint(id = "durable", defaultAccess = Access.READ_ONLY)
 public class DurableEndpoint {
@@ -68,6 +80,8 @@ public class DurableEndpoint {
     /** How many history entries the read of one instance shows, oldest first. */
     static final int HISTORY_SHOWN = 1000;
     private static final List<String> QUEUE_ACTIONS = List.of("pause", "resume");
+    private static final List<String> BULK_ACTIONS = List.of("retry", "cancel");
+    private static final List<String> HOLDER_ACTIONS = List.of("signal", "cancel");
 
     private final DurableEngine engine;
     private final Show showValues;
@@ -242,6 +256,144 @@ public class DurableEndpoint {
         return describe(summary, engine.queues().get(queue));
     }
 
+    /**
+     * {@code GET /actuator/durable/instances?machine=order&status=failed,cancelled&limit=50}: a page of the instances
+     * the query selects, each as {@link #instance(long, SecurityContext)} shows one. An operation over HTTP only,
+     * through {@link DurableEndpointWebExtension}, which reads the query from the request's parameters.
+     */
+    public InstancePageDescriptor instances(InstanceQuery query, SecurityContext securityContext) {
+        boolean show = showValues.isShown(securityContext, roles);
+        List<DurableInstance> page = engine.client().list(query);
+        long lastId = page.isEmpty() ? query.afterId() : page.get(page.size() - 1).id();
+        return new InstancePageDescriptor(page.stream().map(instance -> describe(instance, show)).toList(), lastId,
+                page.size() == query.limit());
+    }
+
+    /**
+     * {@code GET /actuator/durable/holder?uniqueKey=order:42}: the instance holding the key now, shown as
+     * {@link #instance(long, SecurityContext)} shows one. An operation over HTTP only, like
+     * {@link #instances(InstanceQuery, SecurityContext)}.
+     *
+     * @throws InvalidEndpointRequestException when no instance holds the key, or none is named
+     */
+    public InstanceDescriptor holder(@Nullable String uniqueKey, SecurityContext securityContext) {
+        String key = uniqueKey(uniqueKey, "/actuator/durable/holder?uniqueKey=order:42");
+        boolean show = showValues.isShown(securityContext, roles);
+        try {
+            return engine.client().findByUniqueKey(key).map(instance -> describe(instance, show))
+                    .orElseThrow(() -> RejectedRequestException.notFound(noHolder(key)));
+        } catch (IllegalArgumentException e) {
+            throw RejectedRequestException.badRequest(String.valueOf(e.getMessage()));
+        }
+    }
+
+    /**
+     * {@code POST /actuator/durable/holder} with {@code {"uniqueKey":"order:42","action":"cancel","reason":"..."}}
+     * or {@code {"uniqueKey":"order:42","action":"signal","signal":"payment","payload":"{...}","dedupKey":"evt-1"}}:
+     * cancels or signals the instance holding the key now, as by its id. The payload is JSON text, read into maps,
+     * lists and plain values that the engine's codec stores as the same JSON.
+     */
+    OperationResponseBody actOnHolder(@Nullable String uniqueKey, @Nullable String action, @Nullable String reason,
+            @Nullable String signal, @Nullable String payload, @Nullable String dedupKey) {
+        if (action == null || !HOLDER_ACTIONS.contains(action)) {
+            throw RejectedRequestException.badRequest(action == null
+                    ? "Name the action, e.g. {\"uniqueKey\":\"order:42\",\"action\":\"cancel\"}"
+                    : "Unknown action '" + action + "' for the holder of a unique key", "actions", HOLDER_ACTIONS);
+        }
+        String key = uniqueKey(uniqueKey, "{\"uniqueKey\":\"order:42\",\"action\":\"" + action + "\"}");
+        try {
+            return action.equals("cancel") ? cancelHolder(key, reason) : signalHolder(key, signal, payload, dedupKey);
+        } catch (IllegalArgumentException e) {
+            // a NUL character in the key, a payload or name that cannot be stored: nothing was written
+            throw RejectedRequestException.badRequest(String.valueOf(e.getMessage()));
+        }
+    }
+
+    private CancelDescriptor cancelHolder(String uniqueKey, @Nullable String reason) {
+        CancelResult result = engine.client().cancelByUniqueKey(uniqueKey, reason);
+        switch (result.outcome()) {
+            case REFUSED_NO_KEY_HOLDER -> throw RejectedRequestException.notFound(noHolder(uniqueKey));
+            case REFUSED_TERMINAL_INSTANCE -> throw RejectedRequestException.conflict("Instance " + result.instanceId()
+                    + ", the holder of unique key '" + uniqueKey + "', is " + result.status()
+                    + "; only an unfinished instance can be cancelled");
+            default -> {
+                return new CancelDescriptor(result.instanceId(), result.outcome().name().toLowerCase(Locale.ROOT),
+                        String.valueOf(result.status()));
+            }
+        }
+    }
+
+    private SignalDescriptor signalHolder(String uniqueKey, @Nullable String signal, @Nullable String payload,
+            @Nullable String dedupKey) {
+        if (signal == null || signal.isBlank()) {
+            throw RejectedRequestException.badRequest("Name the signal, e.g. {\"uniqueKey\":\"" + uniqueKey
+                    + "\",\"action\":\"signal\",\"signal\":\"payment\"}");
+        }
+        SignalResult result = engine.client().signalByUniqueKey(uniqueKey, signal, payload(payload), dedupKey);
+        switch (result.delivery()) {
+            case REFUSED_NO_KEY_HOLDER -> throw RejectedRequestException.notFound(noHolder(uniqueKey));
+            case REFUSED_TERMINAL_INSTANCE -> throw RejectedRequestException.conflict("Instance "
+                    + result.instanceId() + ", the holder of unique key '" + uniqueKey
+                    + "', has ended; the signal was not stored");
+            default -> {
+                return new SignalDescriptor(result.instanceId(), result.delivery().name().toLowerCase(Locale.ROOT),
+                        result.wokeInstance());
+            }
+        }
+    }
+
+    /**
+     * {@code POST /actuator/durable/instances} with {@code {"action":"cancel","reason":"...","filter":{...}}} or
+     * {@code {"action":"retry","filter":{...}}}: cancels the unfinished, or retries the failed, instances of one page
+     * of the query (at most {@value InstanceQuery#MAX_BULK_LIMIT}), and says where the next page starts.
+     */
+    BulkDescriptor bulk(@Nullable String action, InstanceQuery query, @Nullable String reason) {
+        if (action == null || !BULK_ACTIONS.contains(action)) {
+            throw RejectedRequestException.badRequest(action == null
+                    ? "Name the action, e.g. {\"action\":\"retry\",\"filter\":{\"status\":\"failed\"}}"
+                    : "Unknown action '" + action + "' for instances", "actions", BULK_ACTIONS);
+        }
+        if (query.limit() > InstanceQuery.MAX_BULK_LIMIT) {
+            throw RejectedRequestException.badRequest("A bulk " + action + " acts on at most "
+                    + InstanceQuery.MAX_BULK_LIMIT + " instances per call, and the filter's limit is " + query.limit(),
+                    "maxLimit", InstanceQuery.MAX_BULK_LIMIT);
+        }
+        DurableClient client = engine.client();
+        BulkResult result;
+        try {
+            result = action.equals("cancel") ? client.bulkCancel(query, reason) : client.bulkRetry(query);
+        } catch (IllegalArgumentException e) {
+            throw RejectedRequestException.badRequest(String.valueOf(e.getMessage()));
+        } catch (IllegalStateException e) {
+            throw RejectedRequestException.conflict(String.valueOf(e.getMessage()));
+        }
+        return new BulkDescriptor(action, result.selected(), result.changed(), result.skipped(), result.lastId(),
+                result.more());
+    }
+
+    private static @Nullable Object payload(@Nullable String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            return JSON.readValue(json, Object.class);
+        } catch (JacksonException e) {
+            throw RejectedRequestException.badRequest("The payload is not JSON text (" + e.getOriginalMessage()
+                    + "); write it as a string holding JSON, e.g. \"payload\":\"{\\\"amountCents\\\":2599}\"");
+        }
+    }
+
+    private static String uniqueKey(@Nullable String uniqueKey, String example) {
+        if (uniqueKey == null) {
+            throw RejectedRequestException.badRequest("Name the unique key, e.g. " + example);
+        }
+        return uniqueKey;
+    }
+
+    private static String noHolder(String uniqueKey) {
+        return "No instance holds unique key '" + uniqueKey + "'";
+    }
+
     private static MachineDescriptor describe(MachineDefinition machine) {
         return new MachineDescriptor(machine.name(), machine.version(), machine.queue(), machine.initialStep(),
                 List.copyOf(machine.steps().keySet()), machine.stateType().getTypeName(), machine.source());
@@ -265,14 +417,20 @@ public class DurableEndpoint {
                 local != null && local.active());
     }
 
+    /** An instance as a list shows it: without its history. */
+    private static InstanceDescriptor describe(DurableInstance instance, boolean showValues) {
+        return describe(instance, showValues, null);
+    }
+
     /** An instance, with its history when {@code history} is not null (the read of one instance). */
     private static InstanceDescriptor describe(DurableInstance instance, boolean showValues,
             @Nullable List<HistoryDescriptor> history) {
         return new InstanceDescriptor(instance.id(), instance.machine(), instance.version(), instance.step(),
                 instance.status().label(), instance.queue(), instance.priority(), instance.partitionKey(),
                 instance.awaits(), instance.attempt(), instance.eligibleAt(), instance.lastError(),
-                instance.leaseOwner(), instance.leaseExpiresAt(), instance.uniqueKey(), instance.parentId(),
-                instance.createdAt(), instance.updatedAt(), showValues ? json(instance.stateJson()) : null,
+                instance.leaseOwner(), instance.leaseExpiresAt(), instance.uniqueKey(), instance.holdsUniqueKey(),
+                instance.correlationKey(), instance.parentId(), instance.createdAt(), instance.updatedAt(),
+                showValues ? json(instance.stateJson()) : null,
                 showValues ? json(instance.resultJson()) : null, history);
     }
 
@@ -371,15 +529,46 @@ public class DurableEndpoint {
     public record InstanceDescriptor(long id, String machine, int version, String step, String status, String queue,
             short priority, @Nullable String partitionKey, @Nullable String awaits, int attempt, Instant eligibleAt,
             @Nullable String lastError, @Nullable String leaseOwner, @Nullable Instant leaseExpiresAt,
-            @Nullable String uniqueKey, @Nullable Long parentId, Instant createdAt, Instant updatedAt,
-            @Nullable JsonNode state, @Nullable JsonNode result, @Nullable List<HistoryDescriptor> history)
-            implements OperationResponseBody {
+            @Nullable String uniqueKey, boolean holdsUniqueKey, @Nullable String correlationKey,
+            @Nullable Long parentId, Instant createdAt, Instant updatedAt, @Nullable JsonNode state,
+            @Nullable JsonNode result, @Nullable List<HistoryDescriptor> history) implements OperationResponseBody {
     }
 
     /** One entry of an instance's history ({@link dev.durable.HistoryEntry}), its event and status by label. */
     public record HistoryDescriptor(long id, String step, String event, @Nullable String nextStep, String status,
             int attempt, @Nullable String node, @Nullable Long leaseToken, Instant at, @Nullable Long durationMs,
             @Nullable String error, List<Long> signalsConsumed) {
+    }
+
+    /**
+     * A page of instances.
+     *
+     * @param lastId where the next page starts: pass it as {@code afterId} (the query's own when the page is empty)
+     * @param more   whether the page is full, so that more instances may follow
+     */
+    public record InstancePageDescriptor(List<InstanceDescriptor> instances, long lastId, boolean more)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * The answer to a signal.
+     *
+     * @param delivery {@code delivered} or {@code deduplicated}
+     */
+    public record SignalDescriptor(long id, String delivery, boolean wokeInstance) implements OperationResponseBody {
+    }
+
+    /**
+     * The answer to a bulk retry or cancel: one page of the filter's instances.
+     *
+     * @param selected how many instances the page selected
+     * @param changed  how many of them were retried or cancelled
+     * @param skipped  how many were left as they were (a retry whose unique key another instance holds)
+     * @param lastId   where the next page starts: pass it as the filter's {@code afterId}
+     * @param more     whether the page was full, so that more instances may follow
+     */
+    public record BulkDescriptor(String action, int selected, int changed, int skipped, long lastId, boolean more)
+            implements OperationResponseBody {
     }
 
     /** The answer to a retry. */

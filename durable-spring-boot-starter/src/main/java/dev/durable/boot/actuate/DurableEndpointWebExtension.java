@@ -1,21 +1,36 @@
 package dev.durable.boot.actuate;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 /**
- * The {@link DurableEndpoint}'s write operations over HTTP: a request the endpoint refuses is answered with its
- * status (400, 404 or 409) and a JSON body naming the problem and, where it applies, the allowed values, e.g.
+ * The {@link DurableEndpoint}'s operations over HTTP. A request the endpoint refuses is answered with its status
+ * (400, 404 or 409) and a JSON body naming the problem and, where it applies, the allowed values, e.g.
  * {@code {"error":"Unknown queue 'orderz' on this node","queues":["default","orders"]}}. Without it, Spring Boot
  * would answer a bare {@code 400 Bad Request}, since it hides exception messages from clients.
+ *
+ * <p>In the place of an instance's id, the path {@code /actuator/durable/{id}} takes two names: {@code instances}
+ * (search with query parameters, bulk retry and cancel with a filter) and {@code holder} (the instance holding a
+ * unique key: read it, signal it, cancel it). They share the one path because Spring Boot makes a selector a path
+ * variable named after it, so a second path of one segment would collide with the id's.
  */
 @EndpointWebExtension(endpoint = DurableEndpoint.class)
 public class DurableEndpointWebExtension {
+
+    /** The path segment of searches and bulk operations, in the place of an id. */
+    static final String INSTANCES = "instances";
+    /** The path segment of the operations on the holder of a unique key, in the place of an id. */
+    static final String HOLDER = "holder";
 
     private final DurableEndpoint delegate;
 
@@ -24,11 +39,79 @@ public class DurableEndpointWebExtension {
     }
 
     /**
+     * {@code GET /actuator/durable/{id}}: one instance; {@code GET /actuator/durable/instances?machine=order&...}: a
+     * page of the instances the criteria select (named as in {@link InstanceFilter}; taken as text, so that a bad
+     * one is answered with what is wrong); {@code GET /actuator/durable/holder?uniqueKey=order:42}: the instance
+     * holding the key.
+     */
+    @ReadOperation
+    public WebEndpointResponse<Object> instance(@Selector String id, SecurityContext securityContext,
+            @Nullable String machine, @Nullable String version, @Nullable String step, @Nullable String status,
+            @Nullable String queue, @Nullable String uniqueKey, @Nullable String correlationKey,
+            @Nullable String createdFrom, @Nullable String createdBefore, @Nullable String updatedFrom,
+            @Nullable String updatedBefore, @Nullable String errorContains, @Nullable String afterId,
+            @Nullable String limit, @Nullable String order) {
+        return switch (id) {
+            case INSTANCES -> answer(() -> {
+                Map<String, @Nullable String> criteria = new LinkedHashMap<>();
+                criteria.put("machine", machine);
+                criteria.put("version", version);
+                criteria.put("step", step);
+                criteria.put("status", status);
+                criteria.put("queue", queue);
+                criteria.put("uniqueKey", uniqueKey);
+                criteria.put("correlationKey", correlationKey);
+                criteria.put("createdFrom", createdFrom);
+                criteria.put("createdBefore", createdBefore);
+                criteria.put("updatedFrom", updatedFrom);
+                criteria.put("updatedBefore", updatedBefore);
+                criteria.put("errorContains", errorContains);
+                criteria.put("afterId", afterId);
+                criteria.put("limit", limit);
+                criteria.put("order", order);
+                criteria.values().removeIf(Objects::isNull);
+                return delegate.instances(InstanceFilter.parse(criteria), securityContext);
+            });
+            case HOLDER -> answer(() -> delegate.holder(uniqueKey, securityContext));
+            default -> withId(id, instance -> answer(() -> {
+                Object found = delegate.instance(instance, securityContext);
+                if (found == null) {
+                    throw RejectedRequestException.notFound("No instance " + instance);
+                }
+                return found;
+            }));
+        };
+    }
+
+    /**
      * {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}} or
-     * {@code {"action":"cancel","reason":"..."}}.
+     * {@code {"action":"cancel","reason":"..."}}; {@code POST /actuator/durable/instances} with
+     * {@code {"action":"retry"|"cancel","filter":"machine=order&status=failed","reason":"..."}};
+     * {@code POST /actuator/durable/holder} with {@code {"uniqueKey":"order:42","action":"cancel","reason":"..."}}
+     * or {@code {"uniqueKey":"order:42","action":"signal","signal":"payment","payload":"{\"amountCents\":2599}",
+     * "dedupKey":"evt-1"}}. Spring Boot reads a body as a map of strings, so the filter is a query string (that of
+     * the search it acts on) and the payload JSON text.
      */
     @WriteOperation
-    public WebEndpointResponse<Object> act(@Selector String id, @Nullable String action, @Nullable String reason) {
+    public WebEndpointResponse<Object> act(@Selector String id, @Nullable String action, @Nullable String reason,
+            @Nullable String filter, @Nullable String uniqueKey, @Nullable String signal, @Nullable String payload,
+            @Nullable String dedupKey) {
+        return switch (id) {
+            case INSTANCES -> answer(() -> {
+                if (filter == null) {
+                    throw RejectedRequestException.badRequest("Name the filter, e.g. {\"action\":\"retry\","
+                            + "\"filter\":\"machine=order&status=failed\"} (the query string of the search; \"\""
+                            + " selects every instance)", "filters", InstanceFilter.CRITERIA);
+                }
+                return delegate.bulk(action, InstanceFilter.parse(filter), reason);
+            });
+            case HOLDER -> answer(() -> delegate.actOnHolder(uniqueKey, action, reason, signal, payload, dedupKey));
+            default -> withId(id, instance -> answer(() -> delegate.act(instance, action, reason)));
+        };
+    }
+
+    /** {@code action} on the instance {@code id} names, or a 400 if it names none. */
+    private static WebEndpointResponse<Object> withId(String id, LongFunction<WebEndpointResponse<Object>> action) {
         long instance;
         try {
             instance = Long.parseLong(id);
@@ -37,7 +120,7 @@ public class DurableEndpointWebExtension {
             return new WebEndpointResponse<>(Map.of("error", "'" + id + "' is not an instance id (a number)"),
                     WebEndpointResponse.STATUS_BAD_REQUEST);
         }
-        return answer(() -> delegate.act(instance, action, reason));
+        return action.apply(instance);
     }
 
     /**

@@ -26,10 +26,20 @@ final class RejectedRequestException extends InvalidEndpointRequestException {
 
     /** A request that is wrong, with the values {@code allowedName} allows. */
     static RejectedRequestException badRequest(String error, String allowedName, Collection<String> allowed) {
+        return badRequest(error, allowedName, (Object) List.copyOf(allowed));
+    }
+
+    /** A request that is wrong, with what is allowed: e.g. {@code "maxLimit": 10000}. */
+    static RejectedRequestException badRequest(String error, String allowedName, Object allowed) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("error", error);
-        body.put(allowedName, List.copyOf(allowed));
+        body.put(allowedName, allowed);
         return new RejectedRequestException(WebEndpointResponse.STATUS_BAD_REQUEST, error, body);
+    }
+
+    /** A request that is wrong, where the error says all there is to say. */
+    static RejectedRequestException badRequest(String error) {
+        return new RejectedRequestException(WebEndpointResponse.STATUS_BAD_REQUEST, error, Map.of("error", error));
     }
 
     /** A request for something that does not exist. */

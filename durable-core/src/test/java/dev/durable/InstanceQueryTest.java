@@ -1,0 +1,98 @@
+package dev.durable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A query is an immutable filter checked as it is built: a bad criterion fails at once, naming the problem, before
+ * anything is read or written. Searching with queries is tested against PostgreSQL in {@code InstanceSearchTest}.
+ */
+class InstanceQueryTest {
+
+    private static final Instant MONDAY = Instant.parse("2026-11-23T00:00:00Z");
+    private static final Instant TUESDAY = Instant.parse("2026-11-24T00:00:00Z");
+
+    @Test
+    void aChainKeepsEveryCriterionItSetsAndLeavesTheOriginalAsItWas() {
+        InstanceQuery all = InstanceQuery.all();
+        InstanceQuery query = all.queue("orders").machine("order").version(2).step("ship")
+                .statuses(List.of(InstanceStatus.FAILED, InstanceStatus.CANCELLED)).uniqueKey("order:42")
+                .correlationKey("customer:7").createdFrom(MONDAY).createdBefore(TUESDAY).updatedFrom(MONDAY)
+                .updatedBefore(TUESDAY).errorContains("carrier").afterId(17).limit(50).newestFirst();
+
+        assertThat(query.queue()).isEqualTo("orders");
+        assertThat(query.machine()).isEqualTo("order");
+        assertThat(query.version()).isEqualTo(2);
+        assertThat(query.step()).isEqualTo("ship");
+        assertThat(query.statuses()).containsExactly(InstanceStatus.FAILED, InstanceStatus.CANCELLED);
+        assertThat(query.uniqueKey()).isEqualTo("order:42");
+        assertThat(query.correlationKey()).isEqualTo("customer:7");
+        assertThat(query.createdFrom()).isEqualTo(MONDAY);
+        assertThat(query.createdBefore()).isEqualTo(TUESDAY);
+        assertThat(query.updatedFrom()).isEqualTo(MONDAY);
+        assertThat(query.updatedBefore()).isEqualTo(TUESDAY);
+        assertThat(query.errorContains()).isEqualTo("carrier");
+        assertThat(query.afterId()).isEqualTo(17);
+        assertThat(query.limit()).isEqualTo(50);
+        assertThat(query.order()).isEqualTo(InstanceQuery.Order.NEWEST_FIRST);
+
+        assertThat(all.statuses()).isEmpty();
+        assertThat(all.limit()).isEqualTo(InstanceQuery.DEFAULT_LIMIT);
+        assertThat(all.order()).isEqualTo(InstanceQuery.Order.OLDEST_FIRST);
+        assertThat(all.machine()).isNull();
+    }
+
+    @Test
+    void queriesWithTheSameCriteriaAreEqualWhateverTheOrderTheyWereSetIn() {
+        assertThat(InstanceQuery.all().machine("order").status(InstanceStatus.FAILED))
+                .isEqualTo(InstanceQuery.all().status(InstanceStatus.FAILED).machine("order"))
+                .hasSameHashCodeAs(InstanceQuery.all().status(InstanceStatus.FAILED).machine("order"))
+                .isNotEqualTo(InstanceQuery.all().machine("order"));
+        assertThat(InstanceQuery.all().status(InstanceStatus.DONE).status(null)).isEqualTo(InstanceQuery.all());
+        assertThat(InstanceQuery.all().statuses(EnumSet.of(InstanceStatus.DONE)).toString())
+                .contains("statuses=[done]");
+    }
+
+    @Test
+    void aPageLargerThanTheLimitIsRefusedNamingTheLimit() {
+        assertThatThrownBy(() -> InstanceQuery.all().limit(InstanceQuery.MAX_LIMIT + 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("limit must be between 1 and 10000, was 10001");
+        assertThatThrownBy(() -> InstanceQuery.all().limit(0))
+                .hasMessage("limit must be between 1 and 10000, was 0");
+        assertThat(InstanceQuery.all().limit(InstanceQuery.MAX_LIMIT).limit()).isEqualTo(10_000);
+    }
+
+    /** Statuses spelled outside Java read through InstanceStatus.fromLabel, which names the labels there are. */
+    @Test
+    void anUnknownStatusIsRefusedNamingItAndTheStatusesThereAre() {
+        assertThatThrownBy(() -> InstanceQuery.all().status(InstanceStatus.fromLabel("stuck")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("Unknown instance status 'stuck'; statuses are runnable, executing, awaiting_signal,"
+                        + " done, failed, cancelled");
+        assertThatThrownBy(() -> InstanceQuery.all().statuses(List.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("Name at least one status, or none at all with status(null) for any");
+    }
+
+    @Test
+    void otherBadCriteriaAreRefusedNamingThem() {
+        assertThatThrownBy(() -> InstanceQuery.all().createdFrom(TUESDAY).createdBefore(MONDAY))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("createdFrom (2026-11-24T00:00:00Z) must be before createdBefore (2026-11-23T00:00:00Z):"
+                        + " no instance is created in between");
+        assertThatThrownBy(() -> InstanceQuery.all().updatedFrom(MONDAY).updatedBefore(MONDAY))
+                .hasMessageStartingWith("updatedFrom (2026-11-23T00:00:00Z) must be before updatedBefore");
+        assertThatThrownBy(() -> InstanceQuery.all().afterId(-1))
+                .hasMessage("afterId must not be negative, was -1 (0 reads from the first page)");
+        assertThatThrownBy(() -> InstanceQuery.all().uniqueKey("order\u000042"))
+                .hasMessage("uniqueKey holds a NUL character (\\u0000) at index 5, which no stored value can hold");
+        assertThatThrownBy(() -> InstanceQuery.all().errorContains("\u0000"))
+                .hasMessageStartingWith("errorContains holds a NUL character");
+    }
+}
