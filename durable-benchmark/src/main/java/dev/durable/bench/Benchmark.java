@@ -82,6 +82,9 @@ public final class Benchmark {
     private static final int TIMERS = Integer.getInteger("bench.timers", 1_000);
     private static final int RETENTION_ROWS = Integer.getInteger("bench.retentionRows", 1_000_000);
     private static final int FAN_OUT = Integer.getInteger("bench.fanOut", 10_000);
+    /** Instances per drain of (x), and the thread counts at which the engine and db-scheduler are compared. */
+    private static final int PEER_N = Integer.getInteger("bench.peerInstances", 20_000);
+    private static final int[] PEER_THREADS = {10, 50, 256};
     /** Rounds of (g) then (a): this machine's speed drifts, so the figures are medians over interleaved rounds. */
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
     /** Thread counts of the baseline's saturation sweep (s); the pool must hold the largest. */
@@ -99,11 +102,14 @@ public final class Benchmark {
 
     private final HikariDataSource dataSource;
     private final JdbcTemplate jdbc;
+    /** The server's CPU, when it runs on this host (a private server: nothing else mixes in). */
+    private final @Nullable PostgresCpu postgresCpu;
     private final List<String> results = new ArrayList<>();
 
     private Benchmark(HikariDataSource dataSource) {
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
+        this.postgresCpu = PostgresCpu.of(jdbc);
     }
 
     public static void main(String[] args) {
@@ -178,6 +184,9 @@ public final class Benchmark {
         }
         if (scenarios.contains("k")) {
             fanOutAndJoin();
+        }
+        if (scenarios.contains("x")) {
+            peers();
         }
         if (scenarios.contains("t")) {
             timerAccuracy(EngineSettings.DEFAULT_POLL_INTERVAL);
@@ -568,6 +577,15 @@ public final class Benchmark {
 
     private double drain(String label, int n, Function<Integer, StartOptions> options, boolean clean,
             QueueSettings queue, UnaryOperator<EngineSettings.Builder> adjust) throws Exception {
+        return measuredDrain(label, n, options, clean, queue, adjust).rate();
+    }
+
+    /** A drain's rate and the CPU the JVM and PostgreSQL spent on it (NaN where the latter cannot be read). */
+    record Drained(double rate, double jvmCpuSeconds, double postgresCpuSeconds) {
+    }
+
+    private Drained measuredDrain(String label, int n, Function<Integer, StartOptions> options, boolean clean,
+            QueueSettings queue, UnaryOperator<EngineSettings.Builder> adjust) throws Exception {
         if (clean) {
             clean();
         }
@@ -584,15 +602,96 @@ public final class Benchmark {
         }
         jdbc.execute("ANALYZE " + SCHEMA + ".durable_instance");
         CpuUse cpu = CpuUse.start();
+        double jvmBefore = CpuUse.jvmCpuNanos() / 1e9;
+        double postgresBefore = postgresCpu == null ? Double.NaN : postgresCpu.seconds();
         long begin = System.nanoTime();
         engine.start();
         applied.awaitCount(n, Duration.ofMinutes(10));
         double seconds = (System.nanoTime() - begin) / 1e9;
+        double jvm = CpuUse.jvmCpuNanos() / 1e9 - jvmBefore;
+        double postgres = postgresCpu == null ? Double.NaN : postgresCpu.seconds() - postgresBefore;
         String cpuUse = cpu.stop();
         engine.close();
         note(label + ": " + n + " instances in " + String.format(Locale.ROOT, "%.2f", seconds) + " s; "
-                + describe(engine) + "; " + cpuUse);
-        return n / seconds;
+                + describe(engine) + "; " + cpuUse + String.format(Locale.ROOT, " postgres=%.2fs", postgres));
+        return new Drained(n / seconds, jvm, postgres);
+    }
+
+    // ------------------------------------------------------------------ (x)
+
+    /**
+     * (x) The peer: one-step no-op work drained by db-scheduler (lock-and-fetch, two configurations: the one its
+     * documentation gives for normal use and the one for high throughput) and by the engine (its default batch size),
+     * at equal thread counts, in interleaved rounds; then the engine in its best configuration (QUEUE). Reports the
+     * ratios to db-scheduler's best at each thread count and CPU per step (JVM and PostgreSQL) for both.
+     */
+    private void peers() throws Exception {
+        DbSchedulerBaseline dbScheduler = new DbSchedulerBaseline(dataSource, SCHEMA);
+        List<DbSchedulerBaseline.Polling> pollings = List.of(new DbSchedulerBaseline.Polling(0.5, 1.0),
+                new DbSchedulerBaseline.Polling(1.0, 4.0));
+        drain("warm-up", N / 5, i -> StartOptions.defaults(), true);
+        dbScheduler.drain(N / 5, 10, pollings.get(0));
+        double bestPeer = 0;
+        for (int threads : PEER_THREADS) {
+            double[] peer = new double[ROUNDS];
+            double[] engine = new double[ROUNDS];
+            double[] ratio = new double[ROUNDS];
+            double[] peerCpu = new double[ROUNDS];
+            double[] peerPostgresCpu = new double[ROUNDS];
+            double[] engineCpu = new double[ROUNDS];
+            double[] enginePostgresCpu = new double[ROUNDS];
+            for (int round = 0; round < ROUNDS; round++) {
+                double best = 0;
+                for (DbSchedulerBaseline.Polling polling : pollings) {
+                    clean();
+                    double jvmBefore = CpuUse.jvmCpuNanos() / 1e9;
+                    double postgresBefore = postgresCpu == null ? Double.NaN : postgresCpu.seconds();
+                    double rate = dbScheduler.drain(PEER_N, threads, polling);
+                    double jvm = CpuUse.jvmCpuNanos() / 1e9 - jvmBefore;
+                    double postgres = postgresCpu == null ? Double.NaN : postgresCpu.seconds() - postgresBefore;
+                    note("x: db-scheduler " + polling + " " + threads + " threads: " + Math.round(rate)
+                            + " executions/s; cpu per step: jvm " + micros(jvm / PEER_N) + " postgres "
+                            + micros(postgres / PEER_N));
+                    if (rate > best) {
+                        best = rate;
+                        peerCpu[round] = jvm / PEER_N;
+                        peerPostgresCpu[round] = postgres / PEER_N;
+                    }
+                }
+                Drained drained = measuredDrain("x (" + threads + " slots)", PEER_N, i -> StartOptions.defaults(),
+                        true, QueueSettings.concurrency(threads), UnaryOperator.identity());
+                peer[round] = best;
+                engine[round] = drained.rate();
+                ratio[round] = engine[round] / peer[round];
+                engineCpu[round] = drained.jvmCpuSeconds() / PEER_N;
+                enginePostgresCpu[round] = drained.postgresCpuSeconds() / PEER_N;
+            }
+            bestPeer = Math.max(bestPeer, median(peer));
+            report("x.db_scheduler_" + threads + "_threads", median(peer), "executions/s", "best of " + pollings
+                    + " all=" + Arrays.toString(round(peer)));
+            report("x.durable_" + threads + "_slots", median(engine), "instances/s", "batch="
+                    + QueueSettings.concurrency(threads).batchSize() + " all=" + Arrays.toString(round(engine)));
+            report("x.ratio_" + threads, median(ratio), "x", "median_of=" + ROUNDS + " ratios=" + twoDecimals(ratio));
+            report("x.cpu_per_step_" + threads, median(engineCpu) * 1e6 + median(enginePostgresCpu) * 1e6, "us",
+                    "durable jvm=" + micros(median(engineCpu)) + " postgres=" + micros(median(enginePostgresCpu))
+                    + "; db-scheduler jvm=" + micros(median(peerCpu)) + " postgres="
+                    + micros(median(peerPostgresCpu)) + "; ratio="
+                    + String.format(Locale.ROOT, "%.2f", (median(engineCpu) + median(enginePostgresCpu))
+                            / (median(peerCpu) + median(peerPostgresCpu))));
+        }
+        double[] best = new double[ROUNDS];
+        for (int round = 0; round < ROUNDS; round++) {
+            best[round] = drain("x (best: " + CONCURRENCY + " slots)", PEER_N, i -> StartOptions.defaults(), true,
+                    QUEUE);
+        }
+        clean();
+        report("x.durable_best", median(best), "instances/s", "concurrency=" + CONCURRENCY + " batch=" + BATCH
+                + " all=" + Arrays.toString(round(best)));
+        report("x.ratio_best_to_best", median(best) / bestPeer, "x", "db-scheduler best=" + Math.round(bestPeer));
+    }
+
+    private static String micros(double seconds) {
+        return Double.isNaN(seconds) ? "n/a" : String.format(Locale.ROOT, "%.0fus", seconds * 1e6);
     }
 
     // ------------------------------------------------------------------ (b)
@@ -930,7 +1029,7 @@ public final class Benchmark {
             return String.format(Locale.ROOT, "cpu: jvm=%.2fs other(postgres)=%.2fs", jvm, Math.max(0, machine - jvm));
         }
 
-        private static long jvmCpuNanos() {
+        static long jvmCpuNanos() {
             return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                     .getProcessCpuTime();
         }
