@@ -40,6 +40,11 @@ public final class TestDatabase {
                 "durable.reaper-interval=500ms",
                 "durable.shutdown-grace-period=2s",
                 "durable.zombie-grace-period=1s"));
+        if (postgres.throughTransactionPooler()) {
+            // As an application behind PgBouncer would: the schema, built above over a direct connection, is not
+            // installed through the pooler (docs/DESIGN.md, "Connection poolers").
+            properties.add("durable.initialize-schema=false");
+        }
         properties.addAll(List.of(more));
         return properties.toArray(String[]::new);
     }
