@@ -10,6 +10,7 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
 
 /**
  * The order workflow: {@code reserve} stock, {@code await-payment} until the payment webhook signals, {@code ship}
@@ -18,6 +19,9 @@ import org.slf4j.LoggerFactory;
  * survives any crash of the application; failing steps are retried with exponential backoff by {@link #onError}.
  */
 @DurableMachine(name = OrderWorkflow.NAME, version = 1, queue = "orders", stepTimeout = "30s")
+// The signal's payload and the results, which the steps name only in their bodies, for a native image (durable's
+// hints cover the state, Order, from the methods' signatures).
+@RegisterReflectionForBinding({Payment.class, Shipment.class, Cancellation.class})
 public class OrderWorkflow {
 
     /** The machine's name, as instances record it. */
