@@ -146,7 +146,7 @@ public final class DurableSchema {
             try {
                 // Right after the lock, so that a pooler handing statements to different sessions is caught before
                 // anything is created.
-                requireSession(session, setSearchPath(connection), "setting its search_path");
+                requireSession(session, setSearchPath(connection), "was not installed: setting its search_path");
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("CREATE SCHEMA IF NOT EXISTS " + name);
                 }
@@ -162,7 +162,7 @@ public final class DurableSchema {
                 if (installed) {
                     // Failing here, after the changesets ran, still tells a transaction pooler apart: the lock was
                     // never released and the search_path of some server session still points at this schema.
-                    requireSession(session, released, "releasing its lock");
+                    requireSession(session, released, "was installed, but releasing its lock");
                 }
             }
         } catch (SQLException e) {
@@ -171,13 +171,14 @@ public final class DurableSchema {
     }
 
     /**
-     * Fails unless the statement that answered {@code process} ran in the session that took the lock, {@code locked}.
+     * Fails unless the statement that answered {@code process} ran in the session that took the lock, {@code locked};
+     * {@code step} says what the schema's state is and which statement ran elsewhere.
      * A pooler in transaction mode hands each statement to whichever server session is free; the lock then stays
      * with the session that took it, so the message names it and how to end it.
      */
     private void requireSession(int locked, int process, String step) {
         if (process != locked) {
-            throw new IllegalStateException("durable's schema '" + name + "' was not installed: " + step + " ran in"
+            throw new IllegalStateException("durable's schema '" + name + "' " + step + " ran in"
                     + " PostgreSQL server process " + process + ", not in process " + locked + " that took the"
                     + " installation lock, so the DataSource goes through a connection pooler in transaction mode"
                     + " (PgBouncer's pool_mode=transaction, or a cloud pooler that does not pin sessions). Install the"
