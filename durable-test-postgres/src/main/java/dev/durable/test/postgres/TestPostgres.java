@@ -109,7 +109,7 @@ public final class TestPostgres {
         return source;
     }
 
-    /** What {@code SELECT version()} answers, e.g. {@code PostgreSQL 14.23 on x86_64-pc-linux-gnu, ...}. */
+    /** What {@code SELECT version()} answers, e.g. {@code PostgreSQL 14.22 on x86_64-pc-linux-gnu, ...}. */
     public String version() {
         return queryForString("SELECT version()");
     }
