@@ -2,6 +2,7 @@ package dev.durable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durable.test.postgres.TestPostgres;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +21,17 @@ class EnvironmentTest {
     void theJvmAndTheDatabaseSessionRunInANonUtcZone() {
         assertThat(TimeZone.getDefault().getID()).isEqualTo("Pacific/Chatham");
         assertThat(TestDatabase.jdbc().queryForObject("SHOW TimeZone", String.class)).isEqualTo("Pacific/Chatham");
+    }
+
+    /** The engine's tests say which PostgreSQL they ran on (docs/COMPATIBILITY.md lists the versions). */
+    @Test
+    void theEngineTestsRunOnThePostgresVersionTheBuildAsksFor() {
+        String version = TestDatabase.jdbc().queryForObject("SELECT version()", String.class);
+        System.out.println("Engine tests run on " + version);
+
+        String expected = System.getenv(TestPostgres.MAJOR_VARIABLE);
+        assertThat(version).startsWith("PostgreSQL " + (expected == null || expected.isBlank()
+                ? TestPostgres.get().majorVersion() : expected.trim()) + ".");
     }
 
     @Test

@@ -60,10 +60,21 @@ public final class DurableSchema {
     // Tried, not waited for: a backend waiting for an advisory lock holds a snapshot, and CREATE INDEX CONCURRENTLY
     // in the holder's changeset waits for every older snapshot, so waiting nodes would deadlock with the installing
     // one. A node that does not get the lock retries after a pause.
-    private static final String TRY_LOCK = "SELECT pg_try_advisory_lock(hashtextextended(?, 0))";
+    // The lock and the search_path below are the only session state durable ever sets, and only here: each statement
+    // that sets or clears them also answers which server process ran it, so that a connection pooler in transaction
+    // mode, which hands consecutive statements to different sessions, is noticed instead of stranding the lock
+    // (docs/DESIGN.md, "Connection poolers").
+    private static final String TRY_LOCK = "SELECT pg_try_advisory_lock(hashtextextended(?, 0)), pg_backend_pid()";
     private static final Duration LOCK_RETRY = Duration.ofMillis(100);
     private static final Logger log = LoggerFactory.getLogger(DurableSchema.class);
-    private static final String UNLOCK = "SELECT pg_advisory_unlock(hashtextextended(?, 0))";
+    // The session's own search_path, for the changesets that run outside a transaction: Liquibase 5.0.3 sets its
+    // default schema with SET LOCAL, which such a changeset does not see (its issue 7791).
+    private static final String SET_SEARCH_PATH = "SELECT set_config('search_path', ?, false), pg_backend_pid()";
+    // Unlocks, and gives the search_path back its value from before (the connection returns to the application's
+    // pool). Run in another session than the lock's, the unlock finds nothing to release (and PostgreSQL warns).
+    private static final String RELEASE = """
+            SELECT set_config('search_path', (SELECT reset_val FROM pg_settings WHERE name = 'search_path'), false),
+                   pg_advisory_unlock(hashtextextended(?, 0)), pg_backend_pid()""";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
@@ -105,6 +116,15 @@ public final class DurableSchema {
      * advisory lock keyed by the schema's name, so nodes started together install the schema one after the other
      * and the later ones find nothing left to apply. (Liquibase's own lock does not suffice: it creates its
      * tracking tables before it takes that lock, and two nodes doing so at once collide.)
+     *
+     * <p>The lock and the {@code search_path} the changesets run with belong to a database session, so the data
+     * source must reach PostgreSQL directly (or through a pooler in session mode), not through a pooler in
+     * transaction mode such as PgBouncer's {@code pool_mode=transaction}: the engine itself runs behind one, its
+     * schema is installed over a direct connection.
+     *
+     * @throws IllegalStateException if the schema cannot be installed, and, naming the server process that keeps
+     *                               the lock, when the statements reached PostgreSQL in different sessions (a
+     *                               transaction pooler)
      */
     public void migrate(DataSource dataSource) {
         migrate(dataSource, CHANGELOG);
@@ -122,26 +142,29 @@ public final class DurableSchema {
             connection.setAutoCommit(true);
             // A session-level lock on the connection Liquibase then uses: it outlives Liquibase's own commits,
             // needs no second connection (a pool of one suffices), and dies with the session if the node does.
-            takeLock(connection);
+            int session = takeLock(connection);
+            boolean installed = false;
             try {
+                // Right after the lock, so that a pooler handing statements to different sessions is caught before
+                // anything is created.
+                requireSession(session, setSearchPath(connection), "was not installed: setting its search_path");
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("CREATE SCHEMA IF NOT EXISTS " + name);
-                    // The session's own search_path, for the changesets that run outside a transaction: Liquibase
-                    // 5.0.3 sets its default schema with SET LOCAL, which such a changeset does not see (its issue
-                    // 7791). Reset below, as the connection goes back to the application's pool.
-                    statement.execute("SET search_path TO " + name);
                 }
                 update(connection, changelog);
                 if (!connection.getAutoCommit()) {
                     connection.commit();
                 }
+                installed = true;
             } finally {
                 connection.setAutoCommit(true);
-                try (Statement statement = connection.createStatement()) {
-                    statement.execute("RESET search_path");
-                }
-                releaseLock(connection);
+                int released = release(connection);
                 connection.setAutoCommit(autoCommit);
+                if (installed) {
+                    // Failing here, after the changesets ran, still tells a transaction pooler apart: the lock was
+                    // never released and the search_path of some server session still points at this schema.
+                    requireSession(session, released, "was installed, but releasing its lock");
+                }
             }
         } catch (SQLException e) {
             throw new IllegalStateException("Could not install durable's schema '" + name + "': " + e.getMessage(), e);
@@ -149,17 +172,47 @@ public final class DurableSchema {
     }
 
     /**
-     * Takes the lock that serializes {@link #migrate} across nodes for this schema, trying again every
-     * {@code LOCK_RETRY} while another node holds it.
+     * Fails unless the statement that answered {@code process} ran in the session that took the lock, {@code locked};
+     * {@code step} says what the schema's state is and which statement ran elsewhere.
+     * A pooler in transaction mode hands each statement to whichever server session is free; the lock then stays
+     * with the session that took it, so the message names it and how to end it.
      */
-    private void takeLock(Connection connection) throws SQLException {
+    private void requireSession(int locked, int process, String step) {
+        if (process != locked) {
+            throw new IllegalStateException("durable's schema '" + name + "' " + step + " ran in"
+                    + " PostgreSQL server process " + process + ", not in process " + locked + " that took the"
+                    + " installation lock, so the DataSource goes through a connection pooler in transaction mode"
+                    + " (PgBouncer's pool_mode=transaction, or a cloud pooler that does not pin sessions). Install the"
+                    + " schema over a direct connection (durable.initialize-schema=false and your migration tool, or"
+                    + " DurableSchema.migrate on a direct DataSource); the engine itself runs behind the pooler. The"
+                    + " lock stays with process " + locked + " until its session ends, which pg_terminate_backend("
+                    + locked + ") brings about. See \"Connection poolers\" in durable's docs/DESIGN.md.");
+        }
+    }
+
+    /** Points the session's search_path at this schema; the server process that ran it. */
+    private int setSearchPath(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(SET_SEARCH_PATH)) {
+            statement.setString(1, name);
+            try (ResultSet result = statement.executeQuery()) {
+                result.next();
+                return result.getInt(2);
+            }
+        }
+    }
+
+    /**
+     * Takes the lock that serializes {@link #migrate} across nodes for this schema, trying again every
+     * {@code LOCK_RETRY} while another node holds it; the server process whose session holds it.
+     */
+    private int takeLock(Connection connection) throws SQLException {
         boolean logged = false;
         while (true) {
             try (PreparedStatement statement = connection.prepareStatement(TRY_LOCK)) {
                 statement.setString(1, lockKey());
                 try (ResultSet result = statement.executeQuery()) {
                     if (result.next() && result.getBoolean(1)) {
-                        return;
+                        return result.getInt(2);
                     }
                 }
             }
@@ -177,10 +230,14 @@ public final class DurableSchema {
         }
     }
 
-    private void releaseLock(Connection connection) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(UNLOCK)) {
+    /** Releases the lock and resets the search_path; the server process that ran it. */
+    private int release(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(RELEASE)) {
             statement.setString(1, lockKey());
-            statement.execute();
+            try (ResultSet result = statement.executeQuery()) {
+                result.next();
+                return result.getInt(3);
+            }
         }
     }
 

@@ -20,6 +20,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledIfEnvironmentVariable;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
@@ -145,6 +146,8 @@ class ChildrenRaceTest {
      * again in a transaction of its own and succeeds, after the child's end, which woke the parent.
      */
     @Test
+    @DisabledIfEnvironmentVariable(named = "DURABLE_TEST_DIRECT_JDBC_URL", matches = ".+",
+            disabledReason = "behind a transaction pooler the session's deadlock_timeout does not stay on one session")
     void aParentsCancelDeadlockedWithItsChildsEndIsTriedAgainAndHolds() throws Exception {
         long parent = insert("parent", null);
         repositories.transitions().apply(List.of(withChildren(pick("parent").get(0), 1)), false);

@@ -26,12 +26,20 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class EngineFixture implements BeforeEachCallback, AfterEachCallback {
 
+    /**
+     * Steps run on virtual threads where the JVM has them (Java 21+), as under the starter with
+     * {@code spring.threads.virtual.enabled}, and on the platform threads' pool on Java 17: CI runs the suite on both
+     * (docs/COMPATIBILITY.md, "JDKs").
+     */
+    public static final boolean VIRTUAL_THREADS = Runtime.version().feature() >= 21;
+
     private final List<DurableEngine> engines = new ArrayList<>();
 
     /** The short test timings, with the default queue and the queues of the given machines configured. */
     public static EngineSettings.Builder fastSettings(String nodeName, MachineDefinition... machines) {
         EngineSettings.Builder settings = EngineSettings.builder()
                 .nodeName(nodeName)
+                .virtualThreads(VIRTUAL_THREADS)
                 .schema(TestDatabase.SCHEMA)
                 .leaseTtl(Duration.ofSeconds(3))
                 .heartbeatInterval(Duration.ofSeconds(1))

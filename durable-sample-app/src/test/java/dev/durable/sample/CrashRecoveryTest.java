@@ -127,12 +127,22 @@ class CrashRecoveryTest {
         }
     }
 
-    private static ChildJvm start(Path data, Path pidFile, int port) throws Exception {
-        ChildJvm app = ChildJvm.start(SampleApplication.class, "--server.port=" + port,
+    /** The JVM options of the application's runs. */
+    List<String> jvmOptions() {
+        return List.of();
+    }
+
+    /** Waits until the application has started. */
+    void awaitStarted(ChildJvm app) throws InterruptedException {
+        app.awaitLineContaining("Started SampleApplication", Duration.ofSeconds(90));
+    }
+
+    private ChildJvm start(Path data, Path pidFile, int port) throws Exception {
+        ChildJvm app = ChildJvm.start(jvmOptions(), SampleApplication.class, "--server.port=" + port,
                 "--sample.postgres.data-dir=" + data, "--spring.pid.file=" + pidFile,
                 "--durable.node-name=crash-test", "--durable.poll-interval=200ms",
                 "--sample.carrier.failure-rate=0", "--spring.main.banner-mode=off");
-        app.awaitLineContaining("Started SampleApplication", Duration.ofSeconds(90));
+        awaitStarted(app);
         return app;
     }
 

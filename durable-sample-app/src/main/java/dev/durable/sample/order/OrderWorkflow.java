@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
 
 /**
  * The order workflow: {@code reserve} the stock of every line (one {@link ReserveLine} child per line, in parallel),
@@ -27,6 +28,9 @@ import org.slf4j.LoggerFactory;
  * left in a database is reported as stranded, not run).
  */
 @DurableMachine(name = OrderWorkflow.NAME, version = 2, queue = "orders", stepTimeout = "30s")
+// The signal's payload and the results, which the steps name only in their bodies, for a native image (durable's
+// hints cover the state, Order, from the methods' signatures).
+@RegisterReflectionForBinding({Payment.class, Shipment.class, Cancellation.class})
 public class OrderWorkflow {
 
     /** The machine's name, as instances record it. */

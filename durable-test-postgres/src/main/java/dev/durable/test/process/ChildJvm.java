@@ -42,10 +42,17 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Starts {@code mainClass} with {@code args}: same JDK, test class path, time zone of the tests, 256 MB heap. */
     public static ChildJvm start(Class<?> mainClass, String... args) throws IOException {
+        return start(List.of(), mainClass, args);
+    }
+
+    /** {@link #start(Class, String...)} with more JVM options, e.g. {@code -Dspring.aot.enabled=true}. */
+    public static ChildJvm start(List<String> jvmOptions, Class<?> mainClass, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m",
-                "-Duser.timezone=" + System.getProperty("user.timezone"), "-cp", classpath, mainClass.getName()));
+                "-Duser.timezone=" + System.getProperty("user.timezone")));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classpath, mainClass.getName()));
         command.addAll(List.of(args));
         return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
     }
