@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.sample.order.Cancellation;
+import dev.durable.sample.order.Line;
 import dev.durable.sample.order.Order;
 import dev.durable.sample.order.OrderWorkflow;
 import dev.durable.sample.order.Payment;
+import dev.durable.sample.order.ReserveLine;
 import dev.durable.sample.order.Shipment;
 import dev.durable.sample.report.NightlyReport;
 import dev.durable.sample.report.OrderReport;
@@ -52,7 +54,9 @@ class AotCrashRecoveryTest extends CrashRecoveryTest {
         assertThat(methods.get(OrderWorkflow.class.getName()))
                 .containsExactlyInAnyOrder("reserve", "awaitPayment", "cancel", "ship", "onError");
         assertThat(methods.get(NightlyReport.class.getName())).containsExactly("count");
-        assertThat(methods.get(Order.class.getName())).as("the state").contains("sku", "amountCents");
+        assertThat(methods.get(Order.class.getName())).as("the state").contains("lines", "amountCents");
+        assertThat(methods.get(ReserveLine.class.getName())).as("the child machine").containsExactly("reserve");
+        assertThat(methods.get(Line.class.getName())).as("the child's state").contains("sku", "quantity");
         assertThat(methods.get(OrderReport.class.getName())).as("the state of the report").isNotEmpty();
         assertThat(methods).as("the signal's payload and the results").containsKeys(Payment.class.getName(),
                 Shipment.class.getName(), Cancellation.class.getName());
