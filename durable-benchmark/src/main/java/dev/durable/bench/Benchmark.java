@@ -85,6 +85,8 @@ public final class Benchmark {
     /** Instances per drain of (x), and the thread counts at which the engine and db-scheduler are compared. */
     private static final int PEER_N = Integer.getInteger("bench.peerInstances", 20_000);
     private static final int[] PEER_THREADS = {10, 50, 256};
+    /** How long (i) watches an idle node. */
+    private static final int IDLE_SECONDS = Integer.getInteger("bench.idleSeconds", 60);
     /** Rounds of (g) then (a): this machine's speed drifts, so the figures are medians over interleaved rounds. */
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
     /** Thread counts of the baseline's saturation sweep (s); the pool must hold the largest. */
@@ -143,7 +145,8 @@ public final class Benchmark {
 
     private static Set<String> scenarios(String spec) {
         if (spec.equals("all")) {
-            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t", "r", "h", "k"));
+            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t", "r", "h", "k", "x", "l",
+                    "i"));
         }
         return new LinkedHashSet<>(Arrays.asList(spec.split(",")));
     }
@@ -187,6 +190,12 @@ public final class Benchmark {
         }
         if (scenarios.contains("x")) {
             peers();
+        }
+        if (scenarios.contains("l")) {
+            remoteInsertLatency();
+        }
+        if (scenarios.contains("i")) {
+            idleCost();
         }
         if (scenarios.contains("t")) {
             timerAccuracy(EngineSettings.DEFAULT_POLL_INTERVAL);
@@ -615,6 +624,86 @@ public final class Benchmark {
         note(label + ": " + n + " instances in " + String.format(Locale.ROOT, "%.2f", seconds) + " s; "
                 + describe(engine) + "; " + cpuUse + String.format(Locale.ROOT, " postgres=%.2fs", postgres));
         return new Drained(n / seconds, jvm, postgres);
+    }
+
+    // ------------------------------------------------------------------ (l), (i)
+
+    /**
+     * (l) Remote insert -> step start, at the default settings: a client of another node (a separate engine without
+     * slots) starts an instance at random intervals of 50 to 500 ms, one at a time, and the working node, which hears
+     * nothing of it but what its polls find, notes when each step starts.
+     */
+    private void remoteInsertLatency() throws Exception {
+        clean();
+        int samples = LATENCY_SAMPLES / 2;
+        long[] sent = new long[samples];
+        long[] started = new long[samples];
+        CountDownLatch[] startedLatch = latches(samples);
+        MachineDefinition machine = MachineDefinition.builder("remote", 1, Sample.class)
+                .step("only", (state, ctx) -> {
+                    started[state.index()] = System.nanoTime();
+                    startedLatch[state.index()].countDown();
+                    return Outcome.done();
+                })
+                .build();
+        DurableEngine worker = engine(MachineRegistry.of(machine), DurableListener.NONE, UnaryOperator.identity());
+        DurableEngine other = engine(MachineRegistry.of(machine), DurableListener.NONE, settings -> settings
+                .nodeName("other").queue("default", QueueSettings.concurrency(0)));
+        worker.start();
+        Random random = new Random(7);
+        for (int i = 0; i < samples; i++) {
+            Thread.sleep(50 + random.nextInt(451)); // pacing: the arrivals' spacing, not synchronization
+            sent[i] = System.nanoTime();
+            other.client().start("remote", new Sample(i));
+            if (!startedLatch[i].await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("remote instance " + i + " did not start");
+            }
+        }
+        worker.close();
+        other.close();
+        reportLatency("l.remote_insert_to_step_start", sent, started);
+    }
+
+    /**
+     * (i) What an idle node costs the database: a node working five queues with nothing to do, for IDLE_SECONDS; the
+     * statements it ran (transactions committed in the database, which runs one per statement) and the server's CPU
+     * over that time, per second.
+     */
+    private void idleCost() throws Exception {
+        clean();
+        List<MachineDefinition> machines = new ArrayList<>();
+        for (int q = 0; q < 5; q++) {
+            machines.add(MachineDefinition.builder("idle-" + q, 1, Sample.class).queue("q" + q)
+                    .step("only", (state, ctx) -> Outcome.done()).build());
+        }
+        DurableEngine engine = engine(MachineRegistry.of(machines), DurableListener.NONE, settings -> {
+            for (int q = 0; q < 5; q++) {
+                settings.queue("q" + q, QueueSettings.defaults());
+            }
+            return settings;
+        });
+        engine.start();
+        Thread.sleep(2_000); // pacing: let the node settle into its idle rhythm
+        String database = jdbc.queryForObject("SELECT current_database()", String.class);
+        long commitsBefore = commits(database);
+        double postgresBefore = postgresCpu == null ? Double.NaN : postgresCpu.seconds();
+        double jvmBefore = CpuUse.jvmCpuNanos() / 1e9;
+        Thread.sleep(IDLE_SECONDS * 1000L); // pacing: the measured idle time
+        double postgres = postgresCpu == null ? Double.NaN : postgresCpu.seconds() - postgresBefore;
+        double jvm = CpuUse.jvmCpuNanos() / 1e9 - jvmBefore;
+        long commits = commits(database) - commitsBefore;
+        engine.close();
+        report("i.idle_statements_per_second", commits / (double) IDLE_SECONDS, "statements/s", "queues=5 seconds="
+                + IDLE_SECONDS + " poll=" + engine.settings().pollInterval());
+        report("i.idle_postgres_cpu", postgres / IDLE_SECONDS * 100, "% of a core", "seconds=" + IDLE_SECONDS);
+        report("i.idle_jvm_cpu", jvm / IDLE_SECONDS * 100, "% of a core", "seconds=" + IDLE_SECONDS);
+    }
+
+    private long commits(String database) {
+        // The statistics are a snapshot per transaction: read them fresh.
+        jdbc.execute("SELECT pg_stat_clear_snapshot()");
+        return jdbc.queryForObject("SELECT xact_commit FROM pg_stat_database WHERE datname = ?", Long.class,
+                database);
     }
 
     // ------------------------------------------------------------------ (x)

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import java.util.function.IntSupplier;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,10 +51,16 @@ final class Committer {
      * What became of a transition.
      *
      * @param continued for a committed {@code next} that kept its claim, the claimed row of the next step to run now
+     * @param refilled  for a committed transition that asked for a refill and got one, the row its commit claimed
+     *                  for the step's slot
      */
-    record Result(StepEvent.Fate fate, @Nullable ClaimedStep continued) {
+    record Result(StepEvent.Fate fate, @Nullable ClaimedStep continued, @Nullable ClaimedStep refilled) {
 
-        static final Result DISCARDED = new Result(StepEvent.Fate.DISCARDED, null);
+        static final Result DISCARDED = new Result(StepEvent.Fate.DISCARDED, null, null);
+
+        Result(StepEvent.Fate fate) {
+            this(fate, null, null);
+        }
     }
 
     private final TransitionRepository transitions;
@@ -170,14 +177,17 @@ final class Committer {
                 List<Result> results = new ArrayList<>(batch.size());
                 for (Transition write : writes) {
                     if (applied.applied().contains(write.id())) {
-                        ClaimedStep continued = applied.continued().get(write.id());
-                        results.add(new Result(StepEvent.Fate.COMMITTED, continued));
+                        results.add(new Result(StepEvent.Fate.COMMITTED, applied.continued().get(write.id()),
+                                applied.refilled().get(write.id())));
                     } else {
                         log.warn("Outcome {} of instance {} discarded: the claim's lease was lost (the instance was "
                                 + "cancelled, or the row was reaped and may run elsewhere)", write.kind(), write.id());
-                        results.add(new Result(StepEvent.Fate.FENCED, null));
+                        results.add(new Result(StepEvent.Fate.FENCED));
                     }
                 }
+                applied.refilled().values().stream()
+                        .collect(Collectors.groupingBy(ClaimedStep::queue, Collectors.counting()))
+                        .forEach((queue, rows) -> events.picked(queue, rows.intValue()));
                 complete(batch, results);
                 applied.newWork().forEach(newWork);
                 return;
@@ -195,7 +205,7 @@ final class Committer {
                                 + "stay claimed until their leases expire and the reaper runs them again",
                                 batch.size(), retryTimeout, e);
                         complete(batch, batch.stream()
-                                .map(pending -> new Result(StepEvent.Fate.ABANDONED, null)).toList());
+                                .map(pending -> new Result(StepEvent.Fate.ABANDONED)).toList());
                         return;
                     }
                     sleep(backoff(failures));
@@ -210,7 +220,7 @@ final class Committer {
                 if (write.kind() == Outcome.Kind.STOP) {
                     log.error("Could not write outcome {} of instance {}; its row is left to the reaper",
                             write.kind(), write.id(), e);
-                    complete(batch, List.of(new Result(StepEvent.Fate.ABANDONED, null)));
+                    complete(batch, List.of(new Result(StepEvent.Fate.ABANDONED)));
                     return;
                 }
                 // An outcome the database refuses fails the instance instead of looping through the reaper for

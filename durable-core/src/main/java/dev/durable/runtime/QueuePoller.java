@@ -48,7 +48,8 @@ final class QueuePoller {
         this.lease = engine.leaseTtl();
         this.pollInterval = engine.pollInterval();
         this.batchWindowNanos = engine.batchWindow().toNanos();
-        this.slots = new QueueSlots(settings.concurrency(), settings.batchSize(), this::wake);
+        this.slots = new QueueSlots(settings.concurrency(), settings.batchSize(), this::wake,
+                new Refill(name, machines, nodeId));
         this.loop = new BackgroundLoop("durable-poller-" + name, this::pollOnce, lifecycle, events,
                 engine.maxRetryBackoff());
     }
@@ -87,11 +88,13 @@ final class QueuePoller {
 
     void pause() {
         paused = true;
+        slots.paused(true);
         log.info("Queue {} paused on this node", name);
     }
 
     void resume() {
         paused = false;
+        slots.paused(false);
         log.info("Queue {} resumed on this node", name);
         loop.wake();
     }
@@ -112,6 +115,7 @@ final class QueuePoller {
             return gathering;
         }
         List<ClaimedStep> claimed = pick(limit);
+        slots.backlog(claimed.size() == limit);
         if (!claimed.isEmpty()) {
             events.picked(name, claimed.size());
             for (ClaimedStep step : claimed) {

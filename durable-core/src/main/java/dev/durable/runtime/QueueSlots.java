@@ -2,6 +2,7 @@ package dev.durable.runtime;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code concurrency} slots of one queue on this node, and the only place that counts them. The poller takes a
@@ -16,20 +17,51 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with every slot taken; woken, it waits up to the batch window for the slots still committing), when the last
  * committing slot is back, or when a whole batch is free; the releases in between need no wake, so a flush that
  * ends a hundred steps wakes the poller a few times, not a hundred.
+ *
+ * <p>While the queue has a backlog (its last pick, or its last refill, found as many rows as it asked for), a step
+ * that ends asks the committer to claim the queue's next row in the commit of its outcome ({@link #refill()}): its
+ * slot then goes on with that row without ever being free, and the poller is not involved.
  */
 final class QueueSlots {
 
     private final int concurrency;
     private final int batchSize;
     private final Runnable wakePoller;
+    private final @Nullable Refill refill;
     private final AtomicInteger free;
     private final AtomicInteger committing = new AtomicInteger();
+    private volatile boolean backlog;
+    private volatile boolean paused;
 
     QueueSlots(int concurrency, int batchSize, Runnable wakePoller) {
+        this(concurrency, batchSize, wakePoller, null);
+    }
+
+    /** @param refill what a step's commit needs to claim the queue's next row for its slot; null: never refill */
+    QueueSlots(int concurrency, int batchSize, Runnable wakePoller, @Nullable Refill refill) {
         this.concurrency = concurrency;
         this.batchSize = batchSize;
         this.wakePoller = wakePoller;
+        this.refill = refill;
         this.free = new AtomicInteger(concurrency);
+    }
+
+    /**
+     * What a step ending now asks its commit to claim for its slot: the queue's refill while it has a backlog and is
+     * not paused on this node; null otherwise (the slot is released and the poller picks).
+     */
+    @Nullable Refill refill() {
+        return backlog && !paused ? refill : null;
+    }
+
+    /** Whether the last pick or refill found as many rows as it asked for: more are likely waiting. */
+    void backlog(boolean backlog) {
+        this.backlog = backlog;
+    }
+
+    /** The queue is paused on this node (or resumed): no refill while it is. */
+    void paused(boolean paused) {
+        this.paused = paused;
     }
 
     int concurrency() {
@@ -75,7 +107,10 @@ final class QueueSlots {
             }
         }
 
-        /** The outcome committed and the step goes on inline, on the same claim: the slot runs again. */
+        /**
+         * The outcome committed and the slot runs again: the step goes on inline on the same claim, or the slot passes
+         * to the row its commit claimed (a refill).
+         */
         synchronized void continued() {
             if (isCommitting && !released.get()) {
                 isCommitting = false;
@@ -102,6 +137,16 @@ final class QueueSlots {
 
         boolean isReleased() {
             return released.get();
+        }
+
+        /** See {@link QueueSlots#refill()}. */
+        @Nullable Refill refill() {
+            return QueueSlots.this.refill();
+        }
+
+        /** See {@link QueueSlots#backlog(boolean)}. */
+        void backlog(boolean backlog) {
+            QueueSlots.this.backlog(backlog);
         }
     }
 }

@@ -55,6 +55,10 @@ final class RunningStep {
         return startedNanos;
     }
 
+    QueueSlots.Slot slot() {
+        return slot;
+    }
+
     Phase phase() {
         return phase.get();
     }
@@ -87,6 +91,16 @@ final class RunningStep {
     /** RUNNING -> RELEASED; false if the step already writes its outcome. */
     synchronized boolean release() {
         return phase.compareAndSet(Phase.RUNNING, Phase.RELEASED);
+    }
+
+    /**
+     * Over, but its slot goes on with another claim (the row its commit claimed): the same as {@link #end()} without
+     * freeing the slot, which the caller passes to the step of that row.
+     */
+    synchronized QueueSlots.Slot handOver() {
+        phase.set(Phase.ENDED);
+        thread = null;
+        return slot;
     }
 
     /** Over: no interrupt reaches the thread after this, and the slot is free again. Idempotent. */

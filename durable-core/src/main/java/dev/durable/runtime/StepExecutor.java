@@ -125,8 +125,11 @@ final class StepExecutor {
                 .took(Duration.ofNanos(System.nanoTime() - running.startedNanos()).toMillis());
         boolean keepClaim = inline && inlineSteps < MAX_INLINE_STEPS && transition.kind() == Outcome.Kind.NEXT
                 && transition.delayMillis() == 0 && !running.isZombie() && !draining.getAsBoolean();
-        committer.submit(keepClaim ? transition.keepingClaim() : transition,
-                result -> committed(running, decision, inlineSteps, result));
+        Refill refill = keepClaim || running.isZombie() || draining.getAsBoolean() ? null
+                : running.slot().refill();
+        Transition write = keepClaim ? transition.keepingClaim()
+                : refill != null ? transition.refilling(refill) : transition;
+        committer.submit(write, result -> committed(running, decision, inlineSteps, refill != null, result));
     }
 
     private void returnCrashed(RunningStep running, Error error) {
@@ -145,10 +148,31 @@ final class StepExecutor {
         }
     }
 
-    /** On the committer's thread: the current step's transition was committed, fenced off, abandoned or discarded. */
-    private void committed(RunningStep running, StepRunner.Decision decision, int inlineSteps,
+    /**
+     * On the committer's thread: the current step's transition was committed, fenced off, abandoned or discarded. The
+     * slot goes on with the next step of an inline chain, or with the row the commit claimed for it (a refill), or is
+     * freed.
+     */
+    private void committed(RunningStep running, StepRunner.Decision decision, int inlineSteps, boolean refilling,
             Committer.Result result) {
         finished(running, decision, result);
+        ClaimedStep refilled = result.refilled();
+        if (refilling && result.fate() == StepEvent.Fate.COMMITTED) {
+            // A refill that came back empty: the backlog is gone, and the poller takes over again.
+            running.slot().backlog(refilled != null);
+        }
+        if (refilled != null) {
+            if (draining.getAsBoolean()) {
+                release.accept(refilled.claim());
+                end(running);
+                return;
+            }
+            QueueSlots.Slot slot = running.handOver();
+            inFlight.remove(running);
+            slot.continued(); // committing -> running, for the refilled row's step
+            execute(refilled, slot);
+            return;
+        }
         ClaimedStep next = result.continued();
         if (next == null) {
             end(running);

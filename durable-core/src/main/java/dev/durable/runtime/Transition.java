@@ -24,11 +24,12 @@ import org.jspecify.annotations.Nullable;
  * @param childrenSeen  {@code AWAIT} with a join: how many ended children the step saw, so that a join on any child
  *                      waits for one more
  * @param children      the child instances this transition starts if it commits
+ * @param refill        the queue whose next row the commit claims for the step's slot, or {@code null}
  */
 record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
         @Nullable String stateJson, long delayMillis, List<String> awaits, @Nullable Long timeoutMillis,
         List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error, Outcome.@Nullable Join join,
-        int childrenSeen, List<NewChild> children) {
+        int childrenSeen, List<NewChild> children, @Nullable Refill refill) {
 
     /**
      * The run of a step that ended in a transition.
@@ -58,6 +59,9 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
             throw new IllegalArgumentException("only a next due at once keeps its claim, not " + kind
                     + " after " + delayMillis + " ms");
         }
+        if (keepsClaim && refill != null) {
+            throw new IllegalArgumentException("a next that keeps its claim keeps its slot too: it refills nothing");
+        }
     }
 
     public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson,
@@ -69,13 +73,13 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson, List<Long> awaitedIds,
             long delayMillis) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.NEXT, false, step, stateJson, delayMillis,
-                List.of(), null, awaitedIds, null, null, null, 0, List.of());
+                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null);
     }
 
     public static Transition retry(ClaimedStep claimed, @Nullable String stateJson, long delayMillis,
             @Nullable String error) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, stateJson,
-                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of());
+                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null);
     }
 
     public static Transition await(ClaimedStep claimed, String signal, @Nullable String stateJson,
@@ -96,17 +100,17 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     public static Transition await(ClaimedStep claimed, List<String> signals, Outcome.@Nullable Join join,
             int childrenSeen, @Nullable Long timeoutMillis, @Nullable String stateJson, List<Long> awaitedIds) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.AWAIT, false, null, stateJson, 0, signals,
-                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of());
+                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null);
     }
 
     public static Transition done(ClaimedStep claimed, String resultJson) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.DONE, false, null, null, 0, List.of(),
-                null, List.of(), resultJson, null, null, 0, List.of());
+                null, List.of(), resultJson, null, null, 0, List.of(), null);
     }
 
     public static Transition stop(ClaimedStep claimed, String reason) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.STOP, false, null, null, 0, List.of(),
-                null, List.of(), null, reason, null, 0, List.of());
+                null, List.of(), null, reason, null, 0, List.of(), null);
     }
 
     private static Run runOf(ClaimedStep claimed) {
@@ -121,7 +125,7 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     /** This {@code next}, keeping the claim for the next step. */
     public Transition keepingClaim() {
         return new Transition(claim, run, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
-                resultJson, error, join, childrenSeen, children);
+                resultJson, error, join, childrenSeen, children, null);
     }
 
     /** This transition, also starting {@code more} children when it commits. */
@@ -129,20 +133,26 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
         List<NewChild> all = new ArrayList<>(children);
         all.addAll(more);
         return new Transition(claim, run, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
-                awaitedIds, resultJson, error, join, childrenSeen, all);
+                awaitedIds, resultJson, error, join, childrenSeen, all, refill);
     }
 
     /** This transition, its step having run for {@code durationMillis}. */
     public Transition took(long durationMillis) {
         return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis), kind, keepsClaim, step,
                 stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join, childrenSeen,
-                children);
+                children, refill);
+    }
+
+    /** This transition, also claiming the next row of {@code refill}'s queue for the step's slot when it commits. */
+    public Transition refilling(Refill refill) {
+        return new Transition(claim, run, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
+                awaitedIds, resultJson, error, join, childrenSeen, children, refill);
     }
 
     /** A stop of the same claim and run, in place of this transition, which the database refused ({@code reason}). */
     public Transition refused(String reason) {
         return new Transition(claim, run, Outcome.Kind.STOP, false, null, null, 0, List.of(), null, List.of(), null,
-                reason, null, 0, List.of());
+                reason, null, 0, List.of(), null);
     }
 
     public long id() {
