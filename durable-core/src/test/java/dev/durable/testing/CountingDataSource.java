@@ -20,6 +20,7 @@ public final class CountingDataSource {
 
     private final List<String> statements = new CopyOnWriteArrayList<>();
     private final List<String> commits = new CopyOnWriteArrayList<>();
+    private final List<String> log = new CopyOnWriteArrayList<>();
     private final DataSource proxy;
 
     public CountingDataSource(DataSource target) {
@@ -43,9 +44,18 @@ public final class CountingDataSource {
         return List.copyOf(commits);
     }
 
+    /** The statements and the commits ({@link #COMMIT}) since the last {@link #reset()}, in the order they ran. */
+    public List<String> log() {
+        return List.copyOf(log);
+    }
+
+    /** How a commit appears in {@link #log()}. */
+    public static final String COMMIT = "COMMIT";
+
     public void reset() {
         statements.clear();
         commits.clear();
+        log.clear();
     }
 
     private Connection connection(Connection target) {
@@ -53,6 +63,7 @@ public final class CountingDataSource {
                 (self, method, args) -> {
                     if (method.getName().equals("commit")) {
                         commits.add("commit");
+                        log.add(COMMIT);
                     }
                     Object result = invoke(target, method, args);
                     if (result instanceof Statement statement && method.getName().startsWith("prepare")) {
@@ -70,7 +81,9 @@ public final class CountingDataSource {
                 : target instanceof PreparedStatement ? PreparedStatement.class : Statement.class;
         InvocationHandler handler = (self, method, args) -> {
             if (method.getName().startsWith("execute")) {
-                statements.add(preparedSql != null ? preparedSql : String.valueOf(args == null ? "" : args[0]));
+                String sql = preparedSql != null ? preparedSql : String.valueOf(args == null ? "" : args[0]);
+                statements.add(sql);
+                log.add(sql);
             }
             return invoke(target, method, args);
         };
