@@ -667,10 +667,14 @@ public final class Benchmark {
     /**
      * (i) What an idle node costs the database: a node working five queues with nothing to do, for IDLE_SECONDS; the
      * statements it ran (transactions committed in the database, which runs one per statement) and the server's CPU
-     * over that time, per second.
+     * over that time, per second, less what the server spends with no node at all over as long just before (its own
+     * background work).
      */
     private void idleCost() throws Exception {
         clean();
+        double serverAlone = postgresCpu == null ? Double.NaN : postgresCpu.seconds();
+        Thread.sleep(IDLE_SECONDS * 1000L); // pacing: the server alone, measured over the same time
+        serverAlone = postgresCpu == null ? Double.NaN : postgresCpu.seconds() - serverAlone;
         List<MachineDefinition> machines = new ArrayList<>();
         for (int q = 0; q < 5; q++) {
             machines.add(MachineDefinition.builder("idle-" + q, 1, Sample.class).queue("q" + q)
@@ -695,7 +699,9 @@ public final class Benchmark {
         engine.close();
         report("i.idle_statements_per_second", commits / (double) IDLE_SECONDS, "statements/s", "queues=5 seconds="
                 + IDLE_SECONDS + " poll=" + engine.settings().pollInterval());
-        report("i.idle_postgres_cpu", postgres / IDLE_SECONDS * 100, "% of a core", "seconds=" + IDLE_SECONDS);
+        report("i.idle_postgres_cpu", (postgres - serverAlone) / IDLE_SECONDS * 100, "% of a core", "seconds="
+                + IDLE_SECONDS + " with_node=" + String.format(Locale.ROOT, "%.2fs", postgres) + " server_alone="
+                + String.format(Locale.ROOT, "%.2fs", serverAlone));
         report("i.idle_jvm_cpu", jvm / IDLE_SECONDS * 100, "% of a core", "seconds=" + IDLE_SECONDS);
     }
 
