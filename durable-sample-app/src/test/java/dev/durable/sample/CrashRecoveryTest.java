@@ -60,7 +60,9 @@ class CrashRecoveryTest {
             assertThat(load.status()).isEqualTo(200);
             firstLoadOrder = load.json().path("firstId").asLong();
             lastLoadOrder = load.json().path("lastId").asLong();
-            assertThat(lastLoadOrder - firstLoadOrder).isEqualTo(LOAD - 1);
+            // One statement inserts the load's orders; the children of orders reserving their lines meanwhile may take
+            // ids in between.
+            assertThat(lastLoadOrder - firstLoadOrder).isGreaterThanOrEqualTo(LOAD - 1);
             await().atMost(Duration.ofSeconds(30)).until(() -> http.awaitsPayment(order));
             first.kill();
         }
@@ -93,6 +95,7 @@ class CrashRecoveryTest {
             assertThat(queue(http, "resume").path("paused").asBoolean()).isFalse();
             await().atMost(Duration.ofSeconds(60)).until(() -> LongStream.rangeClosed(firstLoadOrder, lastLoadOrder)
                     .allMatch(id -> status(http, id).equals("done")));
+            assertThat(queue(http, null).path("counts").path("failed").asInt()).isZero();
             SampleHttp.Response afterAll = http.post("/load/pay", "");
             assertPaid(afterAll, 0);
             assertThat(afterAll.json().path("alreadyPaid").asInt()).isZero();
