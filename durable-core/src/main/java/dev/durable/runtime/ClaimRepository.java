@@ -37,6 +37,9 @@ final class ClaimRepository {
     // - Partition keys: a key with an executing row is skipped (a probe of durable_instance_partition), and at
     //   most one row per key is taken per batch. A concurrent pick by another node of another row of the same key
     //   fails on the partial unique index, which aborts only this pick; the caller retries.
+    // - Two limits: candidate's :limit is written into the text (a bucket of LiteralLimits, at least the rows
+    //   wanted) so that PostgreSQL can cache a generic plan; wanted binds the exact number. A CTE is read only as
+    //   far as its reader asks, so candidate locks no more rows than wanted takes (plus those it skips).
     static final String PICK = """
             /* durable: pick */
             WITH candidate AS (
@@ -53,11 +56,13 @@ final class ClaimRepository {
                 ORDER BY i.priority, i.eligible_at
                 LIMIT :limit
                 FOR NO KEY UPDATE OF i SKIP LOCKED
+            ), wanted AS (
+                SELECT * FROM candidate LIMIT :wanted
             ), chosen AS (
                 SELECT id FROM (
                     SELECT id, partition_key,
                            row_number() OVER (PARTITION BY partition_key ORDER BY priority, eligible_at, id) AS nth
-                    FROM candidate) ranked
+                    FROM wanted) ranked
                 WHERE partition_key IS NULL OR nth = 1
             ), claimed AS (
                 UPDATE {schema}.durable_instance d
@@ -262,7 +267,7 @@ final class ClaimRepository {
 
     private final StatementPlanning planning;
     private final History history;
-    private final String pickSql;
+    private final LiteralLimits pickSql;
     private final String untilNextEligibleSql;
     private final String heartbeatSql;
     private final String stillClaimedSql;
@@ -274,7 +279,7 @@ final class ClaimRepository {
     ClaimRepository(StatementPlanning planning, History history) {
         this.planning = planning;
         this.history = history;
-        this.pickSql = planning.qualify(PICK);
+        this.pickSql = new LiteralLimits(planning.qualify(PICK));
         this.untilNextEligibleSql = planning.qualify(UNTIL_NEXT_ELIGIBLE);
         this.heartbeatSql = planning.qualify(HEARTBEAT);
         this.stillClaimedSql = planning.qualify(STILL_CLAIMED);
@@ -304,11 +309,11 @@ final class ClaimRepository {
             names.add(name);
             versions.add(v);
         }));
-        return planning.hot().sql(pickSql)
+        return planning.hot().sql(pickSql.with(LiteralLimits.bucket(limit)))
                 .param("queue", queue)
                 .param("machine", new SqlArrayValue("text", names.toArray()))
                 .param("version", new SqlArrayValue("int4", versions.toArray()))
-                .param("limit", limit)
+                .param("wanted", limit)
                 .param("owner", owner)
                 .param("leaseMs", lease.toMillis())
                 .query(ClaimedStep::read)

@@ -40,19 +40,19 @@ final class DeadlineRepository {
             """;
 
     private final StatementPlanning planning;
-    private final String fireSql;
+    private final LiteralLimits fireSql;
     private final String untilNextSql;
 
     DeadlineRepository(StatementPlanning planning) {
         this.planning = planning;
-        this.fireSql = planning.qualify(FIRE);
+        this.fireSql = new LiteralLimits(planning.qualify(FIRE));
         this.untilNextSql = planning.qualify(UNTIL_NEXT);
     }
 
     /** Fires up to {@code limit} due deadlines; returns the instances fired and their queues. */
     Map<Long, String> fireDue(int limit) {
         Map<Long, String> fired = new HashMap<>();
-        planning.hot().sql(fireSql).param("limit", limit)
+        planning.hot().sql(fireSql.with(limit))
                 .query(rs -> {
                     fired.put(rs.getLong("id"), rs.getString("queue"));
                 });

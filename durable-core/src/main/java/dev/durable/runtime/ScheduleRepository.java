@@ -135,7 +135,7 @@ final class ScheduleRepository {
     private final String pauseSql;
     private final String resumeSql;
     private final String deleteSql;
-    private final String dueSql;
+    private final LiteralLimits dueSql;
     private final String fireSql;
     private final String untilNextSql;
 
@@ -149,7 +149,7 @@ final class ScheduleRepository {
         this.pauseSql = planning.qualify(PAUSE);
         this.resumeSql = planning.qualify(RESUME);
         this.deleteSql = planning.qualify(DELETE);
-        this.dueSql = planning.qualify(DUE);
+        this.dueSql = new LiteralLimits(planning.qualify(DUE));
         this.fireSql = planning.qualify(FIRE);
         this.untilNextSql = planning.qualify(UNTIL_NEXT);
     }
@@ -209,9 +209,8 @@ final class ScheduleRepository {
 
     /** Up to {@code limit} due, unpaused schedules of {@code machines}, earliest first. */
     List<DueSchedule> due(Collection<String> machines, int limit) {
-        return planning.ordinary().sql(dueSql)
+        return planning.ordinary().sql(dueSql.with(limit))
                 .param("machines", new SqlArrayValue("text", machines.toArray()))
-                .param("limit", limit)
                 .query((rs, i) -> new DueSchedule(rs.getString("name"), rs.getString("machine"),
                         rs.getString("cron"), rs.getString("zone"), policy(rs.getString("miss_policy")),
                         instant(rs, "next_fire_at"), instant(rs, "now")))

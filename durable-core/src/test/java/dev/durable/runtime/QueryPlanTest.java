@@ -107,7 +107,8 @@ class QueryPlanTest {
                 .addValue("queue", "q1")
                 .addValue("machine", new SqlArrayValue("text", "m"))
                 .addValue("version", new SqlArrayValue("int4", 1))
-                .addValue("limit", 50)
+                .addValue("limit", 64)
+                .addValue("wanted", 50)
                 .addValue("owner", "node:2")
                 .addValue("leaseMs", 60_000));
 

@@ -2,7 +2,9 @@ package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.durable.jdbc.DurableSchema;
+import dev.durable.test.postgres.TestPostgres;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;
@@ -25,6 +27,8 @@ class StalePlanTest {
 
     private static final int ROWS = 100_000;
 
+    /** A pool of its own: the statements prepared on its connection stay out of other tests' way, and go with it. */
+    private HikariDataSource pool;
     private Connection connection;
     private StatementPlanning planning;
     private ClaimRepository claims;
@@ -35,7 +39,9 @@ class StalePlanTest {
         TestDatabase.jdbc().execute("VACUUM ANALYZE " + TestDatabase.SCHEMA + ".durable_instance");
         TestDatabase.jdbc().execute("VACUUM ANALYZE " + TestDatabase.SCHEMA + ".durable_signal");
         // One connection, so that every pick below runs on the session that planned the earlier ones.
-        connection = TestDatabase.dataSource().getConnection();
+        TestDatabase.dataSource(); // the schema, migrated
+        pool = TestPostgres.get().newDataSource("durable-stale-plan", 1);
+        connection = pool.getConnection();
         planning = new StatementPlanning(new SingleConnectionDataSource(connection, true),
                 DurableSchema.named(TestDatabase.SCHEMA));
         claims = new ClaimRepository(planning, History.off());
@@ -44,6 +50,7 @@ class StalePlanTest {
     @AfterEach
     void release() throws Exception {
         connection.close();
+        pool.close();
         TestDatabase.clean();
     }
 
