@@ -11,9 +11,10 @@ import org.slf4j.LoggerFactory;
  * Fires await deadlines: parked instances whose deadline has passed go back to runnable, so their step re-runs and
  * finds no awaited signal ({@code StepContext.timedOut()}). Every node sweeps, for every queue; concurrent sweeps skip
  * each other's rows, and a node that does not work a row's queue only flips its status, which the pollers of that
- * queue pick up at their next poll. After a sweep the loop sleeps until the next deadline in the table, at most one
- * {@code poll-interval}, so a deadline fires at most about one poll interval late, and usually much less
- * (docs/DESIGN.md, "Timers and deadlines").
+ * queue find through the probe. After a sweep the loop sleeps until the next deadline in the table; a deadline set
+ * meanwhile (by any node) that falls due sooner is found by the node's {@link WorkProbe}, which wakes the sweep, so a
+ * deadline fires at most about one {@code poll-interval} late, and usually much less (docs/DESIGN.md, "Timers and
+ * deadlines").
  *
  * <p>A signal and a deadline racing for one instance both take the row lock: a delivery that holds it makes the sweep
  * skip the row (the delivery wakes it, or the next sweep fires it); a sweep that holds it makes the delivery wait and
@@ -51,6 +52,6 @@ final class AwaitDeadlines {
                 wakeQueues.accept(Set.copyOf(fired.values()));
             }
         } while (fired.size() == batch);
-        return BackgroundLoop.pauseUntil(deadlines.millisUntilNext(), settings.pollInterval());
+        return BackgroundLoop.pauseUntil(deadlines.millisUntilNext(), QueuePoller.LONGEST_PAUSE);
     }
 }

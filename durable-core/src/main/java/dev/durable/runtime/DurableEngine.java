@@ -80,6 +80,7 @@ public final class DurableEngine implements AutoCloseable {
     private final BackgroundLoop reaperLoop;
     private final BackgroundLoop deadlineLoop;
     private final BackgroundLoop scheduleLoop;
+    private final BackgroundLoop probeLoop;
     /** Null when no status has a retention: nothing is ever deleted. */
     private final @Nullable BackgroundLoop retentionLoop;
     private boolean closed;
@@ -141,6 +142,17 @@ public final class DurableEngine implements AutoCloseable {
         RecurringSchedules recurring = new RecurringSchedules(schedules, machines, events, this::wake, settings);
         this.scheduleLoop = new BackgroundLoop(RecurringSchedules.NAME, recurring::sweep, lifecycle, events,
                 settings.maxRetryBackoff());
+        Map<String, QueuePoller> working = new LinkedHashMap<>();
+        queues.forEach((name, poller) -> {
+            if (poller.isActive()) {
+                working.put(name, poller);
+            }
+        });
+        WorkProbe probe = new WorkProbe(new ProbeRepository(planning), working,
+                machines.all().stream().map(MachineDefinition::name).distinct().toList(), deadlineLoop::wake,
+                scheduleLoop::wake, () -> events.stats().picked(), settings);
+        this.probeLoop = new BackgroundLoop(WorkProbe.NAME, probe::probe, lifecycle, events,
+                settings.maxRetryBackoff());
         Retention retention = new Retention(new RetentionRepository(planning), events, settings);
         this.retentionLoop = retention.enabled() ? new BackgroundLoop(Retention.NAME, retention::sweep, lifecycle,
                 events, settings.maxRetryBackoff()) : null;
@@ -185,6 +197,7 @@ public final class DurableEngine implements AutoCloseable {
             retentionLoop.start();
         }
         queues.values().forEach(QueuePoller::start);
+        probeLoop.start();
         lifecycle.moveTo(NodeState.RUNNING);
     }
 
@@ -200,7 +213,9 @@ public final class DurableEngine implements AutoCloseable {
             return;
         }
         lifecycle.moveTo(NodeState.DRAINING);
+        probeLoop.stop(COMPONENT_STOP_TIMEOUT);
         queues.values().forEach(queue -> queue.stopPolling(COMPONENT_STOP_TIMEOUT));
+        releaseWaiting();
         if (!inFlight.awaitEmpty(settings.shutdownGracePeriod())) {
             releaseUnfinished();
         }
@@ -216,7 +231,24 @@ public final class DurableEngine implements AutoCloseable {
         lifecycle.moveTo(NodeState.STOPPED);
     }
 
+    /** Claimed rows that have not started are handed back at once: draining runs only what already runs. */
+    private void releaseWaiting() {
+        List<RunningStep> waiting = queues.values().stream()
+                .flatMap(queue -> queue.slots().releaseWaiting().stream()).toList();
+        endReleased(waiting);
+    }
+
+    private void endReleased(List<RunningStep> waiting) {
+        if (!waiting.isEmpty()) {
+            List<Long> released = release(waiting.stream().map(RunningStep::claim).toList());
+            log.info("Released {} claimed steps that had not started back to runnable", released.size());
+            waiting.forEach(executor::end);
+        }
+    }
+
     private void releaseUnfinished() {
+        // A row that waited (an inline chain's next step, say) has no thread to end it: it ends once released.
+        endReleased(inFlight.all().stream().filter(RunningStep::releaseWaiting).toList());
         List<RunningStep> unfinished = inFlight.all().stream().filter(RunningStep::release).toList();
         if (!unfinished.isEmpty()) {
             List<Long> released = release(unfinished.stream().map(RunningStep::claim).toList());
@@ -302,7 +334,8 @@ public final class DurableEngine implements AutoCloseable {
      */
     private void interruptCancelled(long id) {
         for (RunningStep running : inFlight.all()) {
-            if (running.id() == id && running.phase() == RunningStep.Phase.RUNNING) {
+            if (running.id() == id && (running.phase() == RunningStep.Phase.RUNNING
+                    || running.phase() == RunningStep.Phase.WAITING)) {
                 log.info("Instance {} was cancelled; interrupting its {}, whose outcome will be discarded", id,
                         running);
                 executor.interrupt(running, RunningStep.InterruptReason.CANCELLED);

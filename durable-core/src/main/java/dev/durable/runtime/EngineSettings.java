@@ -20,7 +20,8 @@ public final class EngineSettings {
     public static final String DEFAULT_SCHEMA = DurableSchema.DEFAULT_NAME;
     public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(60);
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(20);
-    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(100);
+    public static final Duration DEFAULT_IDLE_POLL_INTERVAL = Duration.ofSeconds(1);
     public static final Duration DEFAULT_REAPER_INTERVAL = Duration.ofSeconds(30);
     public static final int DEFAULT_REAPER_BATCH_SIZE = 1000;
     public static final Duration DEFAULT_SHUTDOWN_GRACE_PERIOD = Duration.ofSeconds(30);
@@ -36,6 +37,8 @@ public final class EngineSettings {
     public static final int DEFAULT_RETENTION_BATCH_SIZE = 1000;
     /** The queue every node works unless configured otherwise. */
     public static final String DEFAULT_QUEUE = MachineDefinition.DEFAULT_QUEUE;
+    /** A node that has picked work within this long counts as busy, and looks for work every poll interval. */
+    public static final Duration ACTIVE_WINDOW = Duration.ofSeconds(10);
 
     private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
@@ -44,6 +47,7 @@ public final class EngineSettings {
     private final Duration leaseTtl;
     private final Duration heartbeatInterval;
     private final Duration pollInterval;
+    private final Duration idlePollInterval;
     private final Duration reaperInterval;
     private final int reaperBatchSize;
     private final Duration shutdownGracePeriod;
@@ -70,6 +74,7 @@ public final class EngineSettings {
         this.leaseTtl = builder.leaseTtl;
         this.heartbeatInterval = builder.heartbeatInterval;
         this.pollInterval = builder.pollInterval;
+        this.idlePollInterval = builder.idlePollInterval;
         this.reaperInterval = builder.reaperInterval;
         this.reaperBatchSize = builder.reaperBatchSize;
         this.shutdownGracePeriod = builder.shutdownGracePeriod;
@@ -107,6 +112,7 @@ public final class EngineSettings {
         builder.leaseTtl = leaseTtl;
         builder.heartbeatInterval = heartbeatInterval;
         builder.pollInterval = pollInterval;
+        builder.idlePollInterval = idlePollInterval;
         builder.reaperInterval = reaperInterval;
         builder.reaperBatchSize = reaperBatchSize;
         builder.shutdownGracePeriod = shutdownGracePeriod;
@@ -152,9 +158,18 @@ public final class EngineSettings {
         return heartbeatInterval;
     }
 
-    /** How often each queue looks for work inserted by other nodes (local starts and signals wake it at once). */
+    /**
+     * How often a node that has seen work in the last {@link #ACTIVE_WINDOW} looks for work other nodes made: due rows
+     * of its queues, due await deadlines and schedule ticks, in one statement (local starts, signals and commits wake
+     * the poller they concern at once).
+     */
     public Duration pollInterval() {
         return pollInterval;
+    }
+
+    /** How often a node that has seen no work in the last {@link #ACTIVE_WINDOW} looks, as {@link #pollInterval()}. */
+    public Duration idlePollInterval() {
+        return idlePollInterval;
     }
 
     /** How often expired leases are returned to runnable. */
@@ -284,6 +299,7 @@ public final class EngineSettings {
                 && Objects.equals(leaseTtl, that.leaseTtl)
                 && Objects.equals(heartbeatInterval, that.heartbeatInterval)
                 && Objects.equals(pollInterval, that.pollInterval)
+                && Objects.equals(idlePollInterval, that.idlePollInterval)
                 && Objects.equals(reaperInterval, that.reaperInterval)
                 && reaperBatchSize == that.reaperBatchSize
                 && Objects.equals(shutdownGracePeriod, that.shutdownGracePeriod)
@@ -307,7 +323,8 @@ public final class EngineSettings {
 
     @Override
     public int hashCode() {
-        return Objects.hash(nodeName, schema, leaseTtl, heartbeatInterval, pollInterval, reaperInterval,
+        return Objects.hash(nodeName, schema, leaseTtl, heartbeatInterval, pollInterval, idlePollInterval,
+                reaperInterval,
                 reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
                 virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps, history,
                 scheduleMisfireThreshold, retentionDone, retentionFailed, retentionCancelled, retentionInterval,
@@ -318,7 +335,7 @@ public final class EngineSettings {
     public String toString() {
         return "EngineSettings[nodeName=" + nodeName + ", schema=" + schema + ", leaseTtl=" + leaseTtl
                 + ", heartbeatInterval=" + heartbeatInterval + ", pollInterval=" + pollInterval
-                + ", reaperInterval=" + reaperInterval + ", reaperBatchSize=" + reaperBatchSize
+                + ", idlePollInterval=" + idlePollInterval                + ", reaperInterval=" + reaperInterval + ", reaperBatchSize=" + reaperBatchSize
                 + ", shutdownGracePeriod=" + shutdownGracePeriod + ", queues=" + queues + ", stepTimeout=" + stepTimeout
                 + ", zombieGracePeriod=" + zombieGracePeriod + ", maxZombies=" + maxZombies
                 + ", virtualThreads=" + virtualThreads + ", outcomeRetryTimeout=" + outcomeRetryTimeout
@@ -352,6 +369,7 @@ public final class EngineSettings {
         private Duration leaseTtl = DEFAULT_LEASE_TTL;
         private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+        private Duration idlePollInterval = DEFAULT_IDLE_POLL_INTERVAL;
         private Duration reaperInterval = DEFAULT_REAPER_INTERVAL;
         private int reaperBatchSize = DEFAULT_REAPER_BATCH_SIZE;
         private Duration shutdownGracePeriod = DEFAULT_SHUTDOWN_GRACE_PERIOD;
@@ -397,6 +415,11 @@ public final class EngineSettings {
 
         public Builder pollInterval(Duration pollInterval) {
             this.pollInterval = pollInterval;
+            return this;
+        }
+
+        public Builder idlePollInterval(Duration idlePollInterval) {
+            this.idlePollInterval = idlePollInterval;
             return this;
         }
 
@@ -525,6 +548,11 @@ public final class EngineSettings {
             positive("leaseTtl", leaseTtl);
             positive("heartbeatInterval", heartbeatInterval);
             positive("pollInterval", pollInterval);
+            positive("idlePollInterval", idlePollInterval);
+            if (idlePollInterval.compareTo(pollInterval) < 0) {
+                throw new InvalidSettingException("idlePollInterval", idlePollInterval + " is shorter than pollInterval ("
+                        + pollInterval + "): an idle node looks for work at most as often as a busy one");
+            }
             positive("reaperInterval", reaperInterval);
             positive("zombieGracePeriod", zombieGracePeriod);
             positive("outcomeRetryTimeout", outcomeRetryTimeout);
@@ -548,10 +576,10 @@ public final class EngineSettings {
                         + " is more than a third of leaseTtl (" + leaseTtl
                         + "): a lease must survive two missed heartbeats (heartbeatInterval x 3 <= leaseTtl)");
             }
-            if (scheduleMisfireThreshold.compareTo(pollInterval) <= 0) {
+            if (scheduleMisfireThreshold.compareTo(idlePollInterval) <= 0) {
                 throw new InvalidSettingException("scheduleMisfireThreshold", scheduleMisfireThreshold
-                        + " is not longer than pollInterval (" + pollInterval + "): the schedule sweep runs once per"
-                        + " poll interval, so ticks it found on time would count as missed");
+                        + " is not longer than idlePollInterval (" + idlePollInterval + "): an idle node finds a due"
+                        + " tick within one idle poll interval, so ticks it found on time would count as missed");
             }
             if (reaperBatchSize < 1) {
                 throw new InvalidSettingException("reaperBatchSize", "must be at least 1, was " + reaperBatchSize);

@@ -38,8 +38,10 @@ final class Heartbeat {
         List<Claim> lost = claims.heartbeat(inFlight.heldClaims(), lease);
         for (Claim claim : lost) {
             RunningStep running = inFlight.get(claim);
-            // Only a step still in user code is affected: one already writing learns its fate from the fence.
-            if (running != null && running.phase() == RunningStep.Phase.RUNNING) {
+            // Only a step still in user code, or waiting to start, is affected: one already writing learns its fate
+            // from the fence.
+            if (running != null && (running.phase() == RunningStep.Phase.RUNNING
+                    || running.phase() == RunningStep.Phase.WAITING)) {
                 log.warn("Lease of {} was lost (its instance was cancelled, or it was reaped after a missed "
                         + "heartbeat); interrupting it, its outcome will be discarded", running);
                 events.leaseLost(claim.id());

@@ -10,7 +10,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The steps this node is running, by claim: what the heartbeat extends and what shutdown waits for. Keyed by claim,
+ * The claims this node holds and the steps it runs on them, by claim: what the heartbeat extends and what shutdown waits for. Keyed by claim,
  * not by instance id, because a node can run two claims of one instance at once: a step whose lease was lost (the
  * row was reaped) may still run when the same node picks the row again.
  */
@@ -45,10 +45,10 @@ final class InFlightSteps {
         return List.copyOf(steps.values());
     }
 
-    /** The claims whose leases this node must keep alive: steps running or committing their outcome. */
+    /** The claims whose leases this node must keep alive: steps waiting for a slot, running or committing. */
     List<Claim> heldClaims() {
         return steps.values().stream()
-                .filter(step -> step.phase() == RunningStep.Phase.RUNNING
+                .filter(step -> step.phase() == RunningStep.Phase.WAITING || step.phase() == RunningStep.Phase.RUNNING
                         || step.phase() == RunningStep.Phase.COMMITTING)
                 .map(RunningStep::claim)
                 .toList();

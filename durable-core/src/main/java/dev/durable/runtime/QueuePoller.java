@@ -1,6 +1,7 @@
 package dev.durable.runtime;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -9,15 +10,27 @@ import org.springframework.dao.DuplicateKeyException;
 
 /**
  * The first stretch of a step's path, for one queue: a poller thread of its own (so a slow pick of one queue never
- * delays another) claims rows, at most as many as the queue has free {@link QueueSlots slots}, takes a slot for
- * each and hands row and slot to the {@link StepExecutor}. It never hears from a step again: the step releases its
- * slot, and a released slot wakes the poller. It also polls every poll interval, to find work inserted by other
- * nodes, and at once when local work arrives.
+ * delays another) claims rows, at most as many as its {@link QueueSlots} may hold ({@link QueueSlots#claimable()}),
+ * and hands each to the {@link StepExecutor}, where it waits for a slot. It never hears from a step again: the step
+ * gives back its claim, and an ended claim wakes the poller. It polls at once when local work arrives, when the node's
+ * {@link WorkProbe} finds work other nodes made, and when the next row it knows of falls due.
  */
 final class QueuePoller {
 
     private static final Logger log = LoggerFactory.getLogger(QueuePoller.class);
     private static final int PARTITION_RACE_RETRIES = 3;
+    /**
+     * The longest the poller ignores the probe after picks the probe asked for found nothing: the due rows are not this
+     * node's to take, for now (a partition key busy elsewhere) or for good (a machine version it does not run). The
+     * pause starts at a poll interval and doubles with every such pick in a row, up to this: one look a second is
+     * what the poller used to spend on an idle queue.
+     */
+    static final Duration AFTER_FUTILE_PICK = Duration.ofSeconds(1);
+    /**
+     * The longest the poller sleeps without being woken: it learns of work from the probe, from this node's own
+     * starts, signals and commits, and from the next due row it asked for; this is only a safety net.
+     */
+    static final Duration LONGEST_PAUSE = Duration.ofMinutes(1);
 
     private final String name;
     private final QueueSettings settings;
@@ -32,8 +45,14 @@ final class QueuePoller {
     private final QueueSlots slots;
     private final BackgroundLoop loop;
     private volatile boolean paused;
-    /** While slots are about to free, the pick waits for them until this time (System.nanoTime); 0 when not. */
+    /** While claims are about to end, the pick waits for them until this time (System.nanoTime); 0 when not. */
     private long gatherUntil;
+    /** The probe found due work and woke the poller; cleared by the next poll. */
+    private volatile boolean wokenByProbe;
+    /** Until when (System.nanoTime) the probe's finds are ignored, after they led to empty picks. */
+    private volatile long probeIgnoredUntil;
+    /** The pause of the probe's finds after the last empty pick they led to; zero after a pick that claimed rows. */
+    private Duration futilePause = Duration.ZERO;
 
     QueuePoller(String name, QueueSettings settings, Map<String, List<Integer>> machines,
             ClaimRepository claims, StepExecutor executor, EngineEvents events, NodeLifecycle lifecycle,
@@ -48,7 +67,7 @@ final class QueuePoller {
         this.lease = engine.leaseTtl();
         this.pollInterval = engine.pollInterval();
         this.batchWindowNanos = engine.batchWindow().toNanos();
-        this.slots = new QueueSlots(settings.concurrency(), settings.batchSize(), this::wake,
+        this.slots = new QueueSlots(settings.concurrency(), settings.batchSize(), this::wake, executor::start,
                 new Refill(name, machines, nodeId));
         this.loop = new BackgroundLoop("durable-poller-" + name, this::pollOnce, lifecycle, events,
                 engine.maxRetryBackoff());
@@ -58,8 +77,9 @@ final class QueuePoller {
         return slots.concurrency();
     }
 
+    /** Rows this node holds for the queue: waiting for a slot, running, or committing their outcome. */
     int inFlight() {
-        return slots.concurrency() - slots.free();
+        return slots.claims();
     }
 
     QueueSlots slots() {
@@ -104,47 +124,68 @@ final class QueuePoller {
         loop.wake();
     }
 
-    private Duration pollOnce() {
-        int available = slots.free();
-        if (paused || available <= 0) {
-            return pollInterval;
+    /** The probe found a due runnable row on the queue, made by any node: poll now, unless such finds led nowhere. */
+    void workFound() {
+        if (System.nanoTime() - probeIgnoredUntil >= 0) {
+            wokenByProbe = true;
+            loop.wake();
         }
-        int limit = Math.min(available, settings.batchSize());
-        Duration gathering = gatherFreeingSlots(limit);
+    }
+
+    private Duration pollOnce() {
+        boolean byProbe = wokenByProbe;
+        wokenByProbe = false;
+        int limit = slots.claimable();
+        if (paused || limit <= 0) {
+            return LONGEST_PAUSE; // resumed, or a claim ends: either wakes the poller
+        }
+        Duration gathering = gatherEndingClaims(limit);
         if (gathering != null) {
             return gathering;
         }
         List<ClaimedStep> claimed = pick(limit);
         slots.backlog(claimed.size() == limit);
+        if (byProbe && claimed.isEmpty()) {
+            futilePause = futilePause.isZero() ? pollInterval
+                    : Collections.min(List.of(futilePause.multipliedBy(2), AFTER_FUTILE_PICK));
+            probeIgnoredUntil = System.nanoTime() + futilePause.toNanos();
+        } else if (!claimed.isEmpty()) {
+            futilePause = Duration.ZERO;
+        }
         if (!claimed.isEmpty()) {
             events.picked(name, claimed.size());
             for (ClaimedStep step : claimed) {
-                executor.execute(step, slots.take());
+                executor.accept(step, slots);
             }
         }
         // A full batch suggests more is waiting: pick again now. So does a partial batch holding partitioned rows:
         // the pick takes one row per key, so the head of a hot key can fill the candidates and hide other keys;
         // the next pick skips that key, now executing, and reaches them.
         boolean partitioned = claimed.stream().anyMatch(step -> step.partitionKey() != null);
-        return claimed.size() == limit || (partitioned && slots.free() > 0) ? Duration.ZERO : untilNextEligible();
+        if (claimed.size() == limit || (partitioned && slots.claimable() > 0)) {
+            return Duration.ZERO;
+        }
+        // A queue that had work may soon have more that this pick could not take (a partition key busy elsewhere):
+        // it looks again within a poll interval. One that had none waits for the probe or a local wake-up.
+        return untilNextEligible(claimed.isEmpty() ? LONGEST_PAUSE : pollInterval);
     }
 
     /**
      * How long to pause once the due work is picked: until the next waiting row falls due (a durable timer, a
-     * retry's back-off), plus a millisecond so that it is due when the pick runs, and at most one poll interval (rows
-     * inserted by other nodes are found within one). So a timer fires a pick's time after it falls due, not up to a
-     * poll interval later.
+     * retry's back-off), plus a millisecond so that it is due when the pick runs, at most {@code longest}. So a timer
+     * fires a pick's time after it falls due, not up to a poll interval later. Rows other nodes add meanwhile are
+     * found by the probe.
      */
-    private Duration untilNextEligible() {
-        return BackgroundLoop.pauseUntil(claims.millisUntilNextEligible(name), pollInterval);
+    private Duration untilNextEligible(Duration longest) {
+        return BackgroundLoop.pauseUntil(claims.millisUntilNextEligible(name), longest);
     }
 
     /**
-     * When only part of a batch is free but more slots are about to free (their outcomes are being committed in one
-     * group), waits up to the batch window for them, so one pick claims them all instead of several small picks
+     * When only part of a batch may be claimed but more claims are about to end (their outcomes are being committed in
+     * one group), waits up to the batch window for them, so one pick claims them all instead of several small picks
      * claiming a few each. Returns how long to pause, or null to pick now.
      */
-    private Duration gatherFreeingSlots(int limit) {
+    private Duration gatherEndingClaims(int limit) {
         if (limit >= settings.batchSize() || slots.committing() == 0 || batchWindowNanos <= 0) {
             gatherUntil = 0;
             return null;

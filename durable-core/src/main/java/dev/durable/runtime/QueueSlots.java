@@ -1,57 +1,131 @@
 package dev.durable.runtime;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@code concurrency} slots of one queue on this node, and the only place that counts them. The poller takes a
- * slot for every row it claims ({@link #take()}); the step carries its {@link Slot} through its life and whoever
- * ends the step's work on its claim releases it, once ({@link Slot#release()} is idempotent). The counters change
- * only in this file.
+ * The slots and the claims of one queue on this node, and the only place that counts them (docs/DESIGN.md, "The life
+ * of a step"). Two bounds:
  *
- * <p>A slot is in one of three states: running (user code, or about to), committing (its outcome is with the
- * committer) or free. The poller reads two figures: how many are free (a pick claims at most that many) and how
- * many are committing (they are about to free together, so a pick may wait a moment for them, see
- * {@link QueuePoller}). A released slot wakes the poller when it is the first free one (the poller may be asleep
- * with every slot taken; woken, it waits up to the batch window for the slots still committing), when the last
- * committing slot is back, or when a whole batch is free; the releases in between need no wake, so a flush that
- * ends a hundred steps wakes the poller a few times, not a hundred.
+ * <ul>
+ *   <li>A <b>slot</b> is the right to run user code: at most {@code concurrency} steps of the queue are in user code
+ *       at once. A step takes a slot when it starts and gives it back when it hands its outcome to the committer, not
+ *       when the outcome commits, so the slot runs the next claimed row while the previous outcome commits.</li>
+ *   <li>A <b>claim</b> is a row this node holds for the queue: waiting for a slot, running, or committing its outcome.
+ *       The poller claims at most {@link #claimable()} rows: the slots, plus a few rows that wait for one (the
+ *       <i>prefetch</i>), so that a slot freed while outcomes commit finds work at once instead of waiting for the
+ *       commit and a pick.</li>
+ * </ul>
+ *
+ * <p>The prefetch adapts to how long the queue's steps take: claimed rows wait here, where no other node can run
+ * them, for at most about {@link #PREFETCH_HORIZON_NANOS} on average. Fast steps (a row runs in microseconds) get up
+ * to a batch of waiting rows; steps of {@code concurrency * 10 ms} or more get none, and then a claim is a slot as
+ * before. Until the queue's first steps have been timed there is no prefetch.
+ *
+ * <p>Claimed rows wait in arrival order, an inline chain's next step ahead of them; whoever frees a slot or adds a
+ * row starts what can start ({@link #dispatch()}), through the {@code starter}. The poller reads how many rows it may
+ * claim and how many claims are committing (they are about to end together, so a pick may wait a moment for them,
+ * see {@link QueuePoller}); an ended claim wakes it when it is the first claimable one (the poller may be asleep with
+ * every claim taken), when the last committing claim is back, or when a whole batch is claimable.
  *
  * <p>While the queue has a backlog (its last pick, or its last refill, found as many rows as it asked for), a step
- * that ends asks the committer to claim the queue's next row in the commit of its outcome ({@link #refill()}): its
- * slot then goes on with that row without ever being free, and the poller is not involved.
+ * that ends asks the committer to claim the queue's next row in the commit of its outcome ({@link #refill()}): the
+ * claim passes to that row, and the poller is not involved.
  */
 final class QueueSlots {
+
+    /** How long, on average, a prefetched row may wait here for a slot. */
+    static final long PREFETCH_HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** The weight of the latest step in the moving average of step durations. */
+    private static final double DURATION_WEIGHT = 0.05;
 
     private final int concurrency;
     private final int batchSize;
     private final Runnable wakePoller;
+    private final Consumer<RunningStep> starter;
     private final @Nullable Refill refill;
-    private final AtomicInteger free;
+    /** Claimed rows waiting for a slot, and the free slots: changed together, under this lock. */
+    private final Object lock = new Object();
+    private final ArrayDeque<RunningStep> waiting = new ArrayDeque<>();
+    private int free;
+    private final AtomicInteger claims = new AtomicInteger();
     private final AtomicInteger committing = new AtomicInteger();
+    /** Moving average of the queue's step durations in user code, in nanoseconds; negative until the first. */
+    private volatile double meanStepNanos = -1;
+    private final AtomicLong timedSteps = new AtomicLong();
     private volatile boolean backlog;
     private volatile boolean paused;
 
-    QueueSlots(int concurrency, int batchSize, Runnable wakePoller) {
-        this(concurrency, batchSize, wakePoller, null);
-    }
-
-    /** @param refill what a step's commit needs to claim the queue's next row for its slot; null: never refill */
-    QueueSlots(int concurrency, int batchSize, Runnable wakePoller, @Nullable Refill refill) {
+    /**
+     * @param starter starts a step that has just taken a slot ({@link RunningStep#begin}); must be quick
+     * @param refill  what a step's commit needs to claim the queue's next row; null: never refill
+     */
+    QueueSlots(int concurrency, int batchSize, Runnable wakePoller, Consumer<RunningStep> starter,
+            @Nullable Refill refill) {
         this.concurrency = concurrency;
         this.batchSize = batchSize;
         this.wakePoller = wakePoller;
+        this.starter = starter;
         this.refill = refill;
-        this.free = new AtomicInteger(concurrency);
+        this.free = concurrency;
+    }
+
+    int concurrency() {
+        return concurrency;
+    }
+
+    /** How many rows may wait here for a slot now, from the measured speed of the queue's steps. */
+    int prefetch() {
+        double mean = meanStepNanos;
+        if (mean < 0) {
+            return 0;
+        }
+        double rows = concurrency * PREFETCH_HORIZON_NANOS / Math.max(mean, 1.0);
+        return (int) Math.min(batchSize, rows);
+    }
+
+    /** How many rows a pick may claim now: up to a batch, within the slots and the prefetch. */
+    int claimable() {
+        return Math.max(0, Math.min(batchSize, concurrency + prefetch() - claims.get()));
+    }
+
+    /** Rows this node holds for the queue: waiting, running or committing. */
+    int claims() {
+        return claims.get();
+    }
+
+    /** Claims whose outcome is with the committer. */
+    int committing() {
+        return committing.get();
+    }
+
+    /** Steps in user code (or about to be). */
+    int running() {
+        synchronized (lock) {
+            return concurrency - free;
+        }
+    }
+
+    /** Claimed rows waiting for a slot. */
+    int waiting() {
+        synchronized (lock) {
+            return waiting.size();
+        }
     }
 
     /**
-     * What a step ending now asks its commit to claim for its slot: the queue's refill while it has a backlog and is
-     * not paused on this node; null otherwise (the slot is released and the poller picks).
+     * What a step ending now asks its commit to claim for the queue: the queue's refill while it has a backlog, is not
+     * paused on this node and holds no more claims than it may; null otherwise (the poller picks).
      */
     @Nullable Refill refill() {
-        return backlog && !paused ? refill : null;
+        return backlog && !paused && claims.get() <= concurrency + prefetch() ? refill : null;
     }
 
     /** Whether the last pick or refill found as many rows as it asked for: more are likely waiting. */
@@ -64,89 +138,124 @@ final class QueueSlots {
         this.paused = paused;
     }
 
-    int concurrency() {
-        return concurrency;
-    }
-
-    int free() {
-        return free.get();
-    }
-
-    int committing() {
-        return committing.get();
-    }
-
-    /** Slots whose steps are in user code (or about to be): taken and not committing. */
-    int running() {
-        return concurrency - free.get() - committing.get();
-    }
-
-    /** Takes a free slot for a claimed row; the poller never claims more rows than {@link #free()}. */
-    Slot take() {
-        if (free.getAndDecrement() <= 0) {
-            free.incrementAndGet();
-            throw new IllegalStateException("no free slot: the poller claimed more rows than it had slots");
+    /** A row was just claimed for the queue (by a pick or a refill): it holds a claim and starts when a slot is free. */
+    void claimed(RunningStep step) {
+        claims.incrementAndGet();
+        synchronized (lock) {
+            waiting.addLast(step);
         }
-        return new Slot();
+        dispatch();
     }
 
-    /** One taken slot, carried by the step that runs in it. */
+    /** A row a refill claimed, taking over the claim of the step whose commit claimed it: the count stays. */
+    void passed(RunningStep step) {
+        synchronized (lock) {
+            waiting.addLast(step);
+        }
+        dispatch();
+    }
+
+    /** The next step of an inline chain, on a claim already held: it starts before the rows waiting. */
+    void continued(RunningStep step) {
+        synchronized (lock) {
+            waiting.addFirst(step);
+        }
+        dispatch();
+    }
+
+    /** Hands every row still waiting back to the caller, released ({@link RunningStep#releaseWaiting()}): the node stops. */
+    List<RunningStep> releaseWaiting() {
+        List<RunningStep> released = new ArrayList<>();
+        synchronized (lock) {
+            for (RunningStep step : waiting) {
+                if (step.releaseWaiting()) {
+                    released.add(step);
+                }
+            }
+            waiting.clear();
+        }
+        return released;
+    }
+
+    /** Starts waiting rows while slots are free. */
+    private void dispatch() {
+        while (true) {
+            RunningStep next;
+            Slot slot;
+            synchronized (lock) {
+                if (free == 0 || waiting.isEmpty()) {
+                    return;
+                }
+                next = waiting.pollFirst();
+                free--;
+                slot = new Slot();
+            }
+            if (next.begin(slot)) {
+                starter.accept(next);
+            } else {
+                slot.release(-1); // released at shutdown meanwhile: its releaser ends it
+            }
+        }
+    }
+
+    /** A claim's outcome went to the committer. */
+    void commitBegan() {
+        committing.incrementAndGet();
+    }
+
+    /** A committing claim goes on (an inline chain's next step): it no longer counts as committing. */
+    void commitEnded() {
+        committing.decrementAndGet();
+    }
+
+    /** A claim ended: its row is no longer this node's. Wakes the poller when a pick is worth making. */
+    void claimEnded(boolean wasCommitting) {
+        int held = claims.decrementAndGet();
+        int stillCommitting = wasCommitting ? committing.decrementAndGet() : committing.get();
+        int claimable = concurrency + prefetch() - held;
+        if (claimable == 1 || stillCommitting == 0 || claimable >= batchSize || !wasCommitting) {
+            wakePoller.run();
+        }
+    }
+
+    /** Adds a step's time in user code to the moving average the prefetch follows. */
+    void recordDuration(long nanos) {
+        // The mean of the first steps, then a moving average: a slow first step (a cold JVM) soon counts for little.
+        long n = timedSteps.incrementAndGet();
+        double weight = Math.max(DURATION_WEIGHT, 1.0 / n);
+        double mean = meanStepNanos;
+        meanStepNanos = mean < 0 ? nanos : mean + weight * (nanos - mean);
+    }
+
+    /** One slot, taken by a step when it starts and given back once, when its user code is over. */
     final class Slot {
 
         private final AtomicBoolean released = new AtomicBoolean();
-        private boolean isCommitting;
 
         private Slot() {
         }
 
-        /** The step handed its outcome to the committer: the slot is about to free. */
-        synchronized void committing() {
-            if (!isCommitting && !released.get()) {
-                isCommitting = true;
-                committing.incrementAndGet();
-            }
-        }
-
         /**
-         * The outcome committed and the slot runs again: the step goes on inline on the same claim, or the slot passes
-         * to the row its commit claimed (a refill).
+         * User code is over (the outcome went to the committer, or the step ended without one): the slot is free and
+         * starts the next waiting row. Only the first call counts.
+         *
+         * @param ranNanos how long the step's user code ran, for the prefetch; negative if it never ran
          */
-        synchronized void continued() {
-            if (isCommitting && !released.get()) {
-                isCommitting = false;
-                committing.decrementAndGet();
-            }
-        }
-
-        /** The step's work on its claim is over: the slot is free again. Only the first call counts. */
-        void release() {
+        void release(long ranNanos) {
             if (!released.compareAndSet(false, true)) {
                 return;
             }
-            boolean wasCommitting;
-            synchronized (this) {
-                wasCommitting = isCommitting;
-                isCommitting = false;
+            if (ranNanos >= 0) {
+                recordDuration(ranNanos);
             }
-            int freeNow = free.incrementAndGet();
-            int stillCommitting = wasCommitting ? committing.decrementAndGet() : committing.get();
-            if (freeNow == 1 || stillCommitting == 0 || freeNow >= batchSize || !wasCommitting) {
-                wakePoller.run();
+            synchronized (lock) {
+                free++;
             }
+            dispatch();
         }
 
         boolean isReleased() {
             return released.get();
-        }
-
-        /** See {@link QueueSlots#refill()}. */
-        @Nullable Refill refill() {
-            return QueueSlots.this.refill();
-        }
-
-        /** See {@link QueueSlots#backlog(boolean)}. */
-        void backlog(boolean backlog) {
-            QueueSlots.this.backlog(backlog);
         }
     }
 }

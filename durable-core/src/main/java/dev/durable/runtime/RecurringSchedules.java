@@ -69,7 +69,8 @@ final class RecurringSchedules {
         if (!due.isEmpty()) {
             return Duration.ZERO;
         }
-        return BackgroundLoop.pauseUntil(schedules.millisUntilNext(machineNames), settings.pollInterval());
+        // A tick that comes sooner (a schedule written meanwhile, by any node) is found by the probe, which wakes this.
+        return BackgroundLoop.pauseUntil(schedules.millisUntilNext(machineNames), QueuePoller.LONGEST_PAUSE);
     }
 
     /**

@@ -4,16 +4,22 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One step this node is running: its claim, its queue slot, its thread, and where it is in its short life
- * ({@code RUNNING -> COMMITTING -> ENDED}, {@code COMMITTING -> RUNNING} for the next step of an inline chain, or
- * {@code RUNNING -> RELEASED -> ENDED} when a stopping node hands the row back). Its phase moves its slot along:
- * committing, running again, and released when the step ends ({@link #end()}, whoever calls it; only the first
- * call counts).
+ * One claim this node holds and the step it runs on it: the claimed row, the queue whose claim it counts against,
+ * the slot it runs in while its user code runs, its thread, and where it is in its short life:
+ * {@code WAITING -> RUNNING -> COMMITTING -> ENDED}; {@code COMMITTING -> WAITING} for the next step of an inline
+ * chain; {@code WAITING|RUNNING -> RELEASED -> ENDED} when a stopping node hands the row back.
+ *
+ * <p>It holds two things of its queue ({@link QueueSlots}), each released once: its claim, from the pick until it
+ * ends ({@link #end()}), and a slot, only while its user code runs: the slot is taken when the step starts and given
+ * back the moment the step hands its outcome to the committer ({@link #beginCommitting()}), so the slot can run the
+ * next claimed row while this outcome commits (docs/DESIGN.md, "The life of a step").
  */
 final class RunningStep {
 
     enum Phase {
-        /** User code runs (or is about to). */
+        /** Claimed, waiting for a slot of its queue. */
+        WAITING,
+        /** User code runs (or is about to), in a slot. */
         RUNNING,
         /** The outcome is with the committer; the step can no longer be released or interrupted. */
         COMMITTING,
@@ -27,16 +33,19 @@ final class RunningStep {
     enum InterruptReason { TIMEOUT, LEASE_LOST, CANCELLED, SHUTDOWN }
 
     private volatile ClaimedStep claimed;
-    private final QueueSlots.Slot slot;
+    private final QueueSlots queue;
     private volatile long startedNanos = System.nanoTime();
-    private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.RUNNING);
+    private volatile int inlineSteps;
+    private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.WAITING);
     private final AtomicReference<@Nullable InterruptReason> interruptReason = new AtomicReference<>();
+    private volatile QueueSlots.@Nullable Slot slot;
     private volatile @Nullable Thread thread;
     private volatile boolean zombie;
 
-    RunningStep(ClaimedStep claimed, QueueSlots.Slot slot) {
+    /** A row just claimed on {@code queue}: it holds one of the queue's claims and waits for a slot. */
+    RunningStep(ClaimedStep claimed, QueueSlots queue) {
         this.claimed = claimed;
-        this.slot = slot;
+        this.queue = queue;
     }
 
     ClaimedStep claimed() {
@@ -51,16 +60,35 @@ final class RunningStep {
         return claimed.id();
     }
 
+    QueueSlots queue() {
+        return queue;
+    }
+
+    /** When the current step's user code started (its slot was taken). */
     long startedNanos() {
         return startedNanos;
     }
 
-    QueueSlots.Slot slot() {
-        return slot;
+    /** How many steps of an inline chain ran on this claim before the current one. */
+    int inlineSteps() {
+        return inlineSteps;
     }
 
     Phase phase() {
         return phase.get();
+    }
+
+    /**
+     * WAITING -> RUNNING in {@code slot}: the step may start. False if it was released or ended meanwhile (at
+     * shutdown); the caller then gives the slot back.
+     */
+    synchronized boolean begin(QueueSlots.Slot slot) {
+        if (!phase.compareAndSet(Phase.WAITING, Phase.RUNNING)) {
+            return false;
+        }
+        this.slot = slot;
+        startedNanos = System.nanoTime();
+        return true;
     }
 
     // The thread is attached and detached under this object's lock, and interrupt() takes it too: an interrupt
@@ -76,66 +104,114 @@ final class RunningStep {
     }
 
     /**
-     * RUNNING -> COMMITTING, detaching the thread; false if the row was released meanwhile (its outcome must then be
-     * discarded). After this no interrupt reaches the thread: it may clear one that came before.
+     * RUNNING -> COMMITTING, detaching the thread and giving the slot back (user code is over); false if the row was
+     * released meanwhile (its outcome must then be discarded). After this no interrupt reaches the thread: it may clear
+     * one that came before.
      */
-    synchronized boolean beginCommitting() {
-        boolean committing = phase.compareAndSet(Phase.RUNNING, Phase.COMMITTING);
-        if (committing) {
+    boolean beginCommitting() {
+        QueueSlots.Slot freed;
+        synchronized (this) {
+            if (!phase.compareAndSet(Phase.RUNNING, Phase.COMMITTING)) {
+                return false;
+            }
             thread = null;
-            slot.committing();
+            freed = slot;
+            slot = null;
+            queue.commitBegan();
         }
-        return committing;
+        if (freed != null) {
+            freed.release(System.nanoTime() - startedNanos);
+        }
+        return true;
     }
 
-    /** RUNNING -> RELEASED; false if the step already writes its outcome. */
+    /** RUNNING -> RELEASED; false if the step is not in user code (waiting, writing its outcome, or ended). */
     synchronized boolean release() {
         return phase.compareAndSet(Phase.RUNNING, Phase.RELEASED);
     }
 
     /**
-     * Over, but its slot goes on with another claim (the row its commit claimed): the same as {@link #end()} without
-     * freeing the slot, which the caller passes to the step of that row.
+     * WAITING -> RELEASED: a claimed row that never started is handed back; no thread will end it, so the caller does
+     * once the row is released. False if it is not waiting.
      */
-    synchronized QueueSlots.Slot handOver() {
-        phase.set(Phase.ENDED);
-        thread = null;
-        return slot;
-    }
-
-    /** Over: no interrupt reaches the thread after this, and the slot is free again. Idempotent. */
-    void end() {
-        synchronized (this) {
-            phase.set(Phase.ENDED);
-            thread = null;
-        }
-        slot.release();
+    synchronized boolean releaseWaiting() {
+        return phase.compareAndSet(Phase.WAITING, Phase.RELEASED);
     }
 
     /**
-     * COMMITTING -> RUNNING with the next step of an inline chain, on the same claim (same id and lease token) and
-     * in the same slot.
+     * Over: no interrupt reaches the thread after this, its slot (if it still holds one: a step that never committed)
+     * and its claim are given back. Idempotent.
+     */
+    void end() {
+        Phase before;
+        QueueSlots.Slot freed;
+        synchronized (this) {
+            before = phase.getAndSet(Phase.ENDED);
+            thread = null;
+            freed = slot;
+            slot = null;
+        }
+        if (before == Phase.ENDED) {
+            return;
+        }
+        if (freed != null) {
+            freed.release(System.nanoTime() - startedNanos);
+        }
+        queue.claimEnded(before == Phase.COMMITTING);
+    }
+
+    /**
+     * Over, its claim passing to the row its commit claimed for the queue (a refill): like {@link #end()}, but the
+     * claim is not given back, so the queue's count of claims never moves. Idempotent.
+     */
+    void passClaim() {
+        Phase before;
+        QueueSlots.Slot freed;
+        synchronized (this) {
+            before = phase.getAndSet(Phase.ENDED);
+            thread = null;
+            freed = slot;
+            slot = null;
+        }
+        if (before == Phase.ENDED) {
+            return;
+        }
+        if (freed != null) {
+            freed.release(System.nanoTime() - startedNanos);
+        }
+        if (before == Phase.COMMITTING) {
+            queue.commitEnded();
+        }
+    }
+
+    /**
+     * COMMITTING -> WAITING with the next step of an inline chain, on the same claim (same id and lease token): it
+     * waits for a slot like any claimed row, ahead of them.
      */
     synchronized void continueWith(ClaimedStep next) {
         if (next.id() != claimed.id() || next.leaseToken() != claimed.leaseToken()) {
             throw new IllegalStateException("an inline continuation must keep the claim " + claim() + ", got "
                     + next.claim());
         }
+        if (!phase.compareAndSet(Phase.COMMITTING, Phase.WAITING)) {
+            throw new IllegalStateException("only a committed step continues inline, not one " + phase.get());
+        }
         claimed = next;
-        startedNanos = System.nanoTime();
+        inlineSteps++;
         interruptReason.set(null);
         thread = null; // the next step runs on a thread of its own, attached when it starts
-        phase.set(Phase.RUNNING);
-        slot.continued();
+        queue.commitEnded();
     }
 
     /**
-     * Interrupts the step's thread while it runs user code; the first reason sticks.
+     * Interrupts the step's thread while it runs user code, or marks a waiting step so that it never starts; the
+     * first reason sticks.
      *
-     * @return whether the thread was interrupted now
+     * @return whether the step was interrupted (or marked) now
      */
     synchronized boolean interrupt(InterruptReason reason) {
-        if (phase.get() != Phase.RUNNING && phase.get() != Phase.RELEASED) {
+        Phase now = phase.get();
+        if (now != Phase.RUNNING && now != Phase.RELEASED && now != Phase.WAITING) {
             return false;
         }
         if (!interruptReason.compareAndSet(null, reason)) {

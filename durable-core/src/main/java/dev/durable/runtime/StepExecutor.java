@@ -15,14 +15,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs claimed steps, one straight line each: a step thread runs the user's code ({@link StepRunner}) and hands the
- * transition to the {@link Committer}, and is done; once it is committed (or fenced off) the committer calls
- * back, and the step ends ({@link RunningStep#end()}), which frees its slot. Every way a step can end (committed,
- * fenced, abandoned, discarded at shutdown, died of an Error, never started) goes through {@link #end}.
+ * Runs claimed steps, one straight line each: a claimed row waits for a slot of its queue ({@link QueueSlots}), a step
+ * thread runs the user's code ({@link StepRunner}), hands the transition to the {@link Committer} and gives the slot
+ * back, and is done; once the transition is committed (or fenced off) the committer calls back, and the step ends
+ * ({@link RunningStep#end()}), which gives back its claim. Every way a step can end (committed, fenced, abandoned,
+ * discarded at shutdown, died of an Error, never started) goes through {@link #end}.
  *
- * <p>With inline execution on, a {@code next} keeps the claim: once its commit is confirmed, the next step starts
- * at once on the same claim, up to {@link #MAX_INLINE_STEPS} steps in a row, saving a pick per step. The guarantee
- * is unchanged: every step's outcome commits before the next step starts.
+ * <p>With inline execution on, a {@code next} keeps the claim: once its commit is confirmed, the next step runs on
+ * the same claim as soon as a slot is free, ahead of the queue's waiting rows, up to {@link #MAX_INLINE_STEPS} steps
+ * in a row, saving a pick per step. The guarantee is unchanged: every step's outcome commits before the next step
+ * starts.
  *
  * <p>It also enforces step timeouts (the thread is interrupted and the step takes the error path) and watches
  * interrupted steps: one that has not ended {@code zombieGracePeriod} after its interrupt is a zombie, reported and
@@ -64,11 +66,35 @@ final class StepExecutor {
         this.returnCrashed = returnCrashed;
     }
 
-    /** Starts the claimed step on a step thread, in the slot the poller took for it. */
-    void execute(ClaimedStep claimed, QueueSlots.Slot slot) {
-        RunningStep running = new RunningStep(claimed, slot);
+    /**
+     * Takes a row just claimed on {@code queue} (by its poller, or by a refill): it holds one of the queue's claims
+     * from now on, is kept alive by the heartbeat, and starts on a step thread as soon as the queue has a free slot.
+     */
+    void accept(ClaimedStep claimed, QueueSlots queue) {
+        RunningStep running = new RunningStep(claimed, queue);
         inFlight.add(running);
-        start(running, 0);
+        queue.claimed(running);
+    }
+
+    /**
+     * Starts a step that has just taken a slot of its queue ({@link QueueSlots}'s starter). A waiting row whose claim
+     * was lost meanwhile (its instance cancelled, or reaped) does not run: its outcome would be fenced off.
+     */
+    void start(RunningStep running) {
+        RunningStep.InterruptReason lost = running.interruptReason();
+        if (lost == RunningStep.InterruptReason.CANCELLED || lost == RunningStep.InterruptReason.LEASE_LOST) {
+            log.info("Not starting {}: its claim is gone ({})", running, lost);
+            end(running);
+            return;
+        }
+        try {
+            threads.execute(() -> runStep(running));
+        } catch (RejectedExecutionException e) {
+            // The node is stopping: hand the row back (a fresh claim; an inline one is ours alone to release).
+            log.warn("Could not start {}: {}", running, e.toString());
+            release.accept(running.claim());
+            end(running);
+        }
     }
 
     /** Interrupts a running step and starts watching it for zombiehood. */
@@ -81,19 +107,8 @@ final class StepExecutor {
         }
     }
 
-    private void start(RunningStep running, int inlineSteps) {
-        try {
-            threads.execute(() -> runStep(running, inlineSteps));
-        } catch (RejectedExecutionException e) {
-            // The node is stopping: hand the row back (a fresh claim; an inline one is ours alone to release).
-            log.warn("Could not start {}: {}", running, e.toString());
-            release.accept(running.claim());
-            end(running);
-        }
-    }
-
     /** On a step thread: runs the current step and hands its transition to the committer. */
-    private void runStep(RunningStep running, int inlineSteps) {
+    private void runStep(RunningStep running) {
         running.attach(Thread.currentThread());
         ScheduledFuture<?> timeout = scheduleTimeout(running);
         StepRunner.Decision decision;
@@ -123,13 +138,13 @@ final class StepExecutor {
         Thread.interrupted(); // detached by beginCommitting: no interrupt comes after this one is cleared
         Transition transition = decision.transition()
                 .took(Duration.ofNanos(System.nanoTime() - running.startedNanos()).toMillis());
-        boolean keepClaim = inline && inlineSteps < MAX_INLINE_STEPS && transition.kind() == Outcome.Kind.NEXT
+        boolean keepClaim = inline && running.inlineSteps() < MAX_INLINE_STEPS && transition.kind() == Outcome.Kind.NEXT
                 && transition.delayMillis() == 0 && !running.isZombie() && !draining.getAsBoolean();
         Refill refill = keepClaim || running.isZombie() || draining.getAsBoolean() ? null
-                : running.slot().refill();
+                : running.queue().refill();
         Transition write = keepClaim ? transition.keepingClaim()
                 : refill != null ? transition.refilling(refill) : transition;
-        committer.submit(write, result -> committed(running, decision, inlineSteps, refill != null, result));
+        committer.submit(write, result -> committed(running, decision, refill != null, result));
     }
 
     private void returnCrashed(RunningStep running, Error error) {
@@ -150,16 +165,16 @@ final class StepExecutor {
 
     /**
      * On the committer's thread: the current step's transition was committed, fenced off, abandoned or discarded. The
-     * slot goes on with the next step of an inline chain, or with the row the commit claimed for it (a refill), or is
-     * freed.
+     * claim goes on with the next step of an inline chain (which waits for a slot ahead of the queue's claimed rows),
+     * or passes to the row the commit claimed for the queue (a refill), or ends.
      */
-    private void committed(RunningStep running, StepRunner.Decision decision, int inlineSteps, boolean refilling,
+    private void committed(RunningStep running, StepRunner.Decision decision, boolean refilling,
             Committer.Result result) {
         finished(running, decision, result);
         ClaimedStep refilled = result.refilled();
         if (refilling && result.fate() == StepEvent.Fate.COMMITTED) {
             // A refill that came back empty: the backlog is gone, and the poller takes over again.
-            running.slot().backlog(refilled != null);
+            running.queue().backlog(refilled != null);
         }
         if (refilled != null) {
             if (draining.getAsBoolean()) {
@@ -167,10 +182,12 @@ final class StepExecutor {
                 end(running);
                 return;
             }
-            QueueSlots.Slot slot = running.handOver();
+            // The claim passes to the refilled row: the queue's count of claims does not move.
+            running.passClaim();
             inFlight.remove(running);
-            slot.continued(); // committing -> running, for the refilled row's step
-            execute(refilled, slot);
+            RunningStep next = new RunningStep(refilled, running.queue());
+            inFlight.add(next);
+            running.queue().passed(next);
             return;
         }
         ClaimedStep next = result.continued();
@@ -184,8 +201,8 @@ final class StepExecutor {
             end(running);
             return;
         }
-        running.continueWith(next); // same claim, same slot: running again
-        start(running, inlineSteps + 1);
+        running.continueWith(next); // same claim: it waits for a slot again, first in line
+        running.queue().continued(running);
     }
 
     private void finished(RunningStep running, StepRunner.@Nullable Decision decision,
@@ -217,8 +234,8 @@ final class StepExecutor {
         }
     }
 
-    /** The step's work on its claim is over: it ends, which frees its slot, and leaves the in-flight set. */
-    private void end(RunningStep running) {
+    /** The step's work on its claim is over: it ends, which gives back its claim (and slot), and leaves the in-flight set. */
+    void end(RunningStep running) {
         running.end();
         inFlight.remove(running);
         if (running.isZombie()) {

@@ -179,10 +179,13 @@ class BadInputTest {
                         + "(PT30S): a lease must survive two missed heartbeats (heartbeatInterval x 3 <= leaseTtl)");
         assertThatThrownBy(() -> EngineSettings.builder().pollInterval(Duration.ZERO).build())
                 .hasMessage("Invalid durable setting 'pollInterval': must be a positive duration, was PT0S");
-        assertThatThrownBy(() -> EngineSettings.builder().pollInterval(Duration.ofSeconds(5))
+        assertThatThrownBy(() -> EngineSettings.builder().idlePollInterval(Duration.ofSeconds(5))
                 .scheduleMisfireThreshold(Duration.ofSeconds(5)).build())
                 .hasMessageStartingWith("Invalid durable setting 'scheduleMisfireThreshold': PT5S is not longer than"
-                        + " pollInterval (PT5S)");
+                        + " idlePollInterval (PT5S)");
+        assertThatThrownBy(() -> EngineSettings.builder().pollInterval(Duration.ofSeconds(2)).build())
+                .hasMessageStartingWith("Invalid durable setting 'idlePollInterval': PT1S is shorter than"
+                        + " pollInterval (PT2S)");
         assertThatThrownBy(() -> EngineSettings.builder().schema("Robert'); DROP TABLE x;--").build())
                 .isInstanceOf(InvalidSettingException.class)
                 .extracting(e -> ((InvalidSettingException) e).setting()).isEqualTo("schema");

@@ -7,6 +7,8 @@ import dev.durable.jdbc.DurableSchema;
 import dev.durable.test.postgres.TestPostgres;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -87,6 +89,62 @@ class GenericPlanTest {
 
         assertThat(genericPlans("durable: fire deadlines")).isPositive();
         assertThat(genericPlans("durable: due schedules")).isPositive();
+    }
+
+    /**
+     * The probe runs on every node every poll interval. On an analyzed empty table its generic plan scans the table
+     * (a seq scan costs nothing there), which on a table grown since would be a scan per probe: so, like the other hot
+     * statements, it is planned afresh while the statistics call the table small ({@link StatementPlanning#hot()}).
+     * Once they describe a sizeable table, its generic plan walks the indexes, should PostgreSQL choose it (it mostly
+     * plans the probe for each execution, the queues' array being known only then: a cost the idle node's benchmark
+     * counts).
+     */
+    @Test
+    @DisabledIfEnvironmentVariable(named = "DURABLE_TEST_DIRECT_JDBC_URL", matches = ".+",
+            disabledReason = "behind a transaction pooler the driver prepares nothing on the server (prepareThreshold=0)")
+    void theProbesGenericPlanOnASizeableTableWalksTheIndexes() throws Exception {
+        assertThat(genericPlan(ProbeRepository.PROBE)).doesNotContain("Seq Scan")
+                .contains("durable_instance_pick", "durable_instance_deadline", "durable_schedule_due");
+        assertThat(genericPlan(ProbeRepository.PROBE_EVERY_PRIORITY)).doesNotContain("Seq Scan")
+                .contains("durable_instance_pick");
+
+        ProbeRepository probes = new ProbeRepository(planning);
+        assertThat(probes.probe(List.of("q"), List.of("m")).queue("q")).isNotNull().isNotPositive();
+        assertThat(probes.probeEveryPriority(List.of("q")).queue("q")).isNotNull().isNotPositive();
+    }
+
+    @Test
+    void onAnAnalyzedEmptyTableTheProbesGenericPlanWouldScanTheTableSoItIsPlannedAfresh() throws Exception {
+        TestDatabase.jdbc().execute("TRUNCATE " + TestDatabase.SCHEMA + ".durable_instance CASCADE");
+        TestDatabase.jdbc().execute("ANALYZE " + TestDatabase.SCHEMA + ".durable_instance");
+        planning.refresh();
+
+        assertThat(genericPlan(ProbeRepository.PROBE)).as("why the probe is a hot statement").contains("Seq Scan");
+        ProbeRepository probes = new ProbeRepository(planning);
+        for (int i = 0; i < 10; i++) {
+            assertThat(probes.probe(List.of("q"), List.of("m")).queues()).isEmpty();
+        }
+        assertThat(genericPlans("durable: probe")).as("never prepared on the server").isZero();
+    }
+
+    /** The generic plan of a probe, as EXPLAIN prints it, made for the table as its statistics describe it now. */
+    private String genericPlan(String sql) throws Exception {
+        String probe = sql.replace("{schema}", TestDatabase.SCHEMA)
+                .replace(":queues::text[]", "$1::text[]").replace(":machines::text[]", "$2::text[]");
+        StringBuilder plan = new StringBuilder();
+        try (Connection own = TestDatabase.dataSource().getConnection(); Statement statement = own.createStatement()) {
+            statement.execute("SET plan_cache_mode = force_generic_plan");
+            statement.execute("PREPARE probe_generic(text[], text[]) AS " + probe);
+            try (ResultSet rows = statement.executeQuery("EXPLAIN EXECUTE probe_generic('{q}', '{m}')")) {
+                while (rows.next()) {
+                    plan.append(rows.getString(1)).append('\n');
+                }
+            } finally {
+                statement.execute("DEALLOCATE probe_generic");
+                statement.execute("RESET plan_cache_mode");
+            }
+        }
+        return plan.toString();
     }
 
     /**

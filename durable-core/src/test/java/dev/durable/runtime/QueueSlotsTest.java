@@ -1,90 +1,130 @@
 package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * A queue's slots have one owner: the counters change only through a slot, a slot is released once however many
- * times its step's end is reached, and a released slot wakes the poller only when a pick is worth making.
+ * A queue's slots and claims have one owner: a claimed row waits for a slot and starts when one is free, gives the
+ * slot back when its outcome goes to the committer (so the slot runs the next row while the outcome commits) and its
+ * claim when it ends, each once however many times its end is reached; the prefetch follows the steps' speed; an ended
+ * claim wakes the poller only when a pick is worth making.
  */
 class QueueSlotsTest {
 
     private final AtomicInteger wakes = new AtomicInteger();
-    private final QueueSlots slots = new QueueSlots(4, 3, wakes::incrementAndGet);
+    private final List<RunningStep> started = new ArrayList<>();
+    private final QueueSlots slots = new QueueSlots(2, 3, wakes::incrementAndGet, started::add, null);
 
     @Test
-    void aSlotMovesThroughRunningCommittingAndFreeAndIsReleasedOnce() {
-        QueueSlots.Slot slot = slots.take();
-        assertThat(counts()).containsExactly(3, 1, 0);
+    void aClaimedRowStartsWhenASlotIsFreeAndItsSlotRunsTheNextRowWhileItsOutcomeCommits() {
+        RunningStep first = claim(1);
+        RunningStep second = claim(2);
+        RunningStep third = claim(3);
+        assertThat(started).containsExactly(first, second);
+        assertThat(counts()).as("claims, running, waiting, committing").containsExactly(3, 2, 1, 0);
 
-        slot.committing();
-        assertThat(counts()).containsExactly(3, 0, 1);
+        assertThat(first.beginCommitting()).isTrue();
+        assertThat(started).as("the slot first gave back runs the waiting row at once").containsExactly(first, second,
+                third);
+        assertThat(counts()).containsExactly(3, 2, 0, 1);
 
-        slot.release();
-        slot.release();
-        slot.committing();
-        assertThat(counts()).as("a second release and a late call change nothing").containsExactly(4, 0, 0);
-        assertThat(slot.isReleased()).isTrue();
+        first.end();
+        first.end();
+        assertThat(counts()).as("a second end changes nothing").containsExactly(2, 2, 0, 0);
     }
 
     @Test
-    void anInlineContinuationKeepsItsSlot() {
-        QueueSlots.Slot slot = slots.take();
-        slot.committing();
-        slot.continued();
+    void anInlineContinuationWaitsForASlotAheadOfTheClaimedRows() {
+        RunningStep chain = claim(1);
+        claim(2);
+        RunningStep waiting = claim(3);
+        chain.beginCommitting(); // its slot goes to row 3
+        chain.continueWith(claimed(1, "next"));
+        slots.continued(chain);
+        assertThat(counts()).containsExactly(3, 2, 1, 0);
 
-        assertThat(counts()).containsExactly(3, 1, 0);
-        assertThat(wakes).hasValue(0);
+        waiting.beginCommitting();
+
+        assertThat(started.get(started.size() - 1)).isSameAs(chain);
+        assertThat(chain.claimed().step()).isEqualTo("next");
     }
 
     @Test
-    void releasesWakeThePollerForTheFirstFreeSlotTheLastCommittingOneAndAFullBatch() {
-        List<QueueSlots.Slot> taken = new ArrayList<>();
+    void noRowsArePrefetchedUntilTheQueuesStepsHaveBeenTimed() {
+        assertThat(slots.prefetch()).isZero();
+        assertThat(slots.claimable()).as("the slots only").isEqualTo(2);
+
+        RunningStep step = claim(1);
+        step.beginCommitting(); // times the step (microseconds here)
+
+        assertThat(slots.prefetch()).as("fast steps: up to a batch").isEqualTo(3);
+        assertThat(slots.claimable()).as("two slots and three rows waiting, one claim held").isEqualTo(3);
+    }
+
+    @Test
+    void rowsWaitForASlotAboutThePrefetchHorizonOnAverageSoSlowStepsGetNone() {
+        assertThat(prefetchAfter(10, 50, TimeUnit.MICROSECONDS.toNanos(30))).as("fast: a batch").isEqualTo(50);
+        assertThat(prefetchAfter(4, 50, TimeUnit.MILLISECONDS.toNanos(20)))
+                .as("4 slots of 20 ms steps drain 2 rows in 10 ms").isEqualTo(2);
+        assertThat(prefetchAfter(4, 50, TimeUnit.MILLISECONDS.toNanos(100))).as("slow: a claim is a slot").isZero();
+    }
+
+    @Test
+    void endedClaimsWakeThePollerForTheFirstClaimableOneTheLastCommittingOneAndAFullBatch() {
+        QueueSlots four = new QueueSlots(4, 3, wakes::incrementAndGet, step -> { }, null);
+        four.recordDuration(TimeUnit.SECONDS.toNanos(1)); // slow steps: no prefetch, the claims are the slots
+        List<RunningStep> taken = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            QueueSlots.Slot slot = slots.take();
-            slot.committing();
-            taken.add(slot);
+            RunningStep step = new RunningStep(claimed(i, "s"), four);
+            four.claimed(step);
+            step.beginCommitting();
+            taken.add(step);
         }
+        int before = wakes.get();
 
-        taken.get(0).release(); // the first free slot: the poller, asleep with every slot taken, must hear of it
-        assertThat(wakes).hasValue(1);
-        taken.get(1).release(); // 2 free, 2 committing: the woken poller is already gathering them
-        assertThat(wakes).hasValue(1);
-        taken.get(2).release(); // 3 free: a batch
-        assertThat(wakes).hasValue(2);
-        taken.get(3).release(); // the last committing one
-        assertThat(wakes).hasValue(3);
+        taken.get(0).end(); // the first claimable one: the poller, asleep with every claim taken, must hear of it
+        int first = wakes.get() - before;
+        taken.get(1).end(); // 2 claimable, 2 committing: the woken poller is already gathering them
+        int second = wakes.get() - before;
+        taken.get(2).end(); // 3 claimable: a batch
+        int third = wakes.get() - before;
+        taken.get(3).end(); // the last committing one
+        int fourth = wakes.get() - before;
+
+        assertThat(List.of(first, second, third, fourth)).containsExactly(1, 1, 2, 3);
     }
 
     @Test
-    void aSlotReleasedWithoutCommittingWakesThePollerAtOnce() {
-        slots.take().release();
+    void aClaimEndedWithoutCommittingWakesThePollerAtOnce() {
+        claim(1).end();
 
         assertThat(wakes).hasValue(1);
     }
 
     @Test
-    void thePollerCannotTakeMoreSlotsThanAreFree() {
-        for (int i = 0; i < 4; i++) {
-            slots.take();
-        }
-        assertThatThrownBy(slots::take).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("no free slot");
-        assertThat(slots.free()).isZero();
+    void aStoppingNodeTakesBackTheRowsThatNeverStarted() {
+        claim(1);
+        claim(2);
+        RunningStep waiting = claim(3);
+
+        List<RunningStep> released = slots.releaseWaiting();
+
+        assertThat(released).containsExactly(waiting);
+        assertThat(waiting.phase()).isEqualTo(RunningStep.Phase.RELEASED);
+        waiting.end();
+        assertThat(counts()).containsExactly(2, 2, 0, 0);
     }
 
-    /** Every way a step ends goes through RunningStep.end(): reaching it twice (a race of two enders) frees once. */
+    /** Every way a step ends goes through RunningStep.end(): reaching it twice (a race of two enders) ends it once. */
     @Test
-    void aStepEndedTwiceFreesItsSlotOnce() throws InterruptedException {
-        RunningStep step = new RunningStep(new ClaimedStep(1, "m", 1, "s", "{}", List.of(), false, 0, 7, "q", null, List.of(),
-                ClaimedStep.Family.NONE),
-                slots.take());
+    void aStepEndedTwiceGivesBackItsClaimOnce() throws InterruptedException {
+        RunningStep step = claim(1);
         step.beginCommitting();
         CountDownLatch bothReady = new CountDownLatch(2);
         Runnable ender = () -> {
@@ -103,11 +143,30 @@ class QueueSlotsTest {
         a.join();
         b.join();
 
-        assertThat(counts()).containsExactly(4, 0, 0);
+        assertThat(counts()).containsExactly(0, 0, 0, 0);
     }
 
-    /** free, running, committing. */
+    private RunningStep claim(long id) {
+        RunningStep step = new RunningStep(claimed(id, "s"), slots);
+        slots.claimed(step);
+        return step;
+    }
+
+    private static int prefetchAfter(int concurrency, int batch, long stepNanos) {
+        QueueSlots queue = new QueueSlots(concurrency, batch, () -> { }, step -> { }, null);
+        for (int i = 0; i < 500; i++) {
+            queue.recordDuration(stepNanos);
+        }
+        return queue.prefetch();
+    }
+
+    /** claims, running, waiting, committing. */
     private List<Integer> counts() {
-        return List.of(slots.free(), slots.running(), slots.committing());
+        return List.of(slots.claims(), slots.running(), slots.waiting(), slots.committing());
+    }
+
+    private static ClaimedStep claimed(long id, String step) {
+        return new ClaimedStep(id, "m", 1, step, "{}", List.of(), false, 0, 7, "q", null, List.of(),
+                ClaimedStep.Family.NONE);
     }
 }

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Refill (docs/DESIGN.md, "The life of a step"): while its queue has a backlog, a step's commit claims the queue's next
- * row and the step's slot goes on with it, so a backlog drains with about one commit per step; once the queue runs dry
- * the slots are freed and the poller finds new work as before.
+ * row and the step's claim passes to it, so a backlog drains with at most one commit per step and most picks ride in
+ * the outcomes' transactions; once the queue runs dry the claims end and the poller finds new work as before.
  */
 class RefillTest {
 
@@ -50,11 +50,12 @@ class RefillTest {
     }
 
     @Test
-    void aBacklogDrainsWithOneCommitPerStepTheSlotGoingOnWithTheRowItsCommitClaimed() {
+    void aBacklogDrainsWithAtMostOneCommitPerStepMostPicksRidingInTheOutcomesTransactions() {
         engine = DurableEngine.builder(counting.dataSource(), MachineRegistry.of(unit()))
                 .settings(EngineFixture.fastSettings("refill", unit())
                         .queue("default", new QueueSettings(1, 1))
                         .pollInterval(Duration.ofSeconds(30)) // the poller finds the first row; refills do the rest
+                        .idlePollInterval(Duration.ofSeconds(30))
                         .build())
                 .build();
         engine.client().startAll("unit", IntStream.range(0, 40).mapToObj(n -> StartRequest.of(new Unit(n))).toList());
@@ -64,16 +65,16 @@ class RefillTest {
 
         await().atMost(Duration.ofSeconds(30)).until(() -> TestDatabase.jdbc().queryForObject("SELECT count(*) FROM "
                 + TestDatabase.SCHEMA + ".durable_instance WHERE status = 'done'", Long.class) == 40);
-        // One pick by the poller, then one in each outcome's transaction, before its commit (the last finds the queue
-        // dry). Without refills, each pick would come after a commit, on its own.
+        // The poller's picks fill the slot and the prefetch; then each outcome's transaction claims the row that
+        // replaces its claim, before its commit. Without refills, every pick would come after a commit, on its own.
         List<String> log = counting.log();
         long picksInOutcomeTransactions = IntStream.range(1, log.size())
                 .filter(k -> log.get(k).contains(PICK) && log.get(k - 1).contains("/* durable: clear inboxes */")
                         && k + 1 < log.size() && log.get(k + 1).equals(CountingDataSource.COMMIT))
                 .count();
-        assertThat(picksInOutcomeTransactions).isBetween(39L, 40L);
+        assertThat(picksInOutcomeTransactions).isGreaterThanOrEqualTo(20L);
         assertThat(engine.stats().picked()).isEqualTo(40);
-        assertThat(engine.stats().outcomeFlushes()).isBetween(40L, 41L);
+        assertThat(engine.stats().outcomeFlushes()).isLessThanOrEqualTo(41L);
     }
 
     @Test

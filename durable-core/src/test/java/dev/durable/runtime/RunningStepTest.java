@@ -33,7 +33,7 @@ class RunningStepTest {
 
     @Test
     void anInterruptBeforeTheThreadIsAttachedIsDeliveredWhenItIs() {
-        RunningStep step = new RunningStep(FIRST, slot());
+        RunningStep step = started(FIRST);
 
         assertThat(step.interrupt(RunningStep.InterruptReason.LEASE_LOST)).isTrue();
         step.attach(Thread.currentThread());
@@ -44,10 +44,11 @@ class RunningStepTest {
     @Test
     void anInterruptForTheNextStepOfAnInlineChainDoesNotReachThePreviousStepsThread() {
         earlierStepThread.start();
-        RunningStep step = new RunningStep(FIRST, slot());
+        RunningStep step = started(FIRST);
         step.attach(earlierStepThread);
         assertThat(step.beginCommitting()).isTrue();
         step.continueWith(claimed("second"));
+        queue.continued(step); // a slot is free: it runs again at once
 
         assertThat(step.interrupt(RunningStep.InterruptReason.TIMEOUT)).isTrue();
 
@@ -59,10 +60,10 @@ class RunningStepTest {
 
     @Test
     void noInterruptReachesTheThreadOnceTheStepWritesItsOutcomeOrHasEnded() {
-        RunningStep writing = new RunningStep(FIRST, slot());
+        RunningStep writing = started(FIRST);
         writing.attach(Thread.currentThread());
         assertThat(writing.beginCommitting()).isTrue();
-        RunningStep released = new RunningStep(claimed("released"), slot());
+        RunningStep released = started(claimed("released"));
         released.attach(Thread.currentThread());
         assertThat(released.release()).isTrue();
         released.end();
@@ -73,8 +74,14 @@ class RunningStepTest {
         assertThat(Thread.interrupted()).isFalse();
     }
 
-    private static QueueSlots.Slot slot() {
-        return new QueueSlots(4, 4, () -> { }).take();
+    private final QueueSlots queue = new QueueSlots(4, 4, () -> { }, step -> { }, null);
+
+    /** A claimed row that has taken a slot of its queue and runs. */
+    private RunningStep started(ClaimedStep claimed) {
+        RunningStep step = new RunningStep(claimed, queue);
+        queue.claimed(step);
+        assertThat(step.phase()).isEqualTo(RunningStep.Phase.RUNNING);
+        return step;
     }
 
     private static ClaimedStep claimed(String step) {

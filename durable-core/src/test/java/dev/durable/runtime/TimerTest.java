@@ -79,6 +79,7 @@ class TimerTest {
     @Test
     void aTimerFiresWhenDueEvenWithAPollIntervalLongerThanItsDelay() {
         DurableEngine engine = engines.start("test-node", settings -> settings.pollInterval(Duration.ofSeconds(10))
+                .idlePollInterval(Duration.ofSeconds(10))
                 .reaperInterval(Duration.ofSeconds(10)), reminder(Outcome.next("ring", new Reminder("tea"),
                         Duration.ofMillis(1500))));
         long id = engine.client().start("reminder", new Reminder("tea")).id();

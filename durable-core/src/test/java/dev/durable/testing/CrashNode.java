@@ -49,6 +49,7 @@ public final class CrashNode {
                         .leaseTtl(Duration.ofMillis(Long.parseLong(args[4])))
                         .heartbeatInterval(Duration.ofMillis(Long.parseLong(args[5])))
                         .pollInterval(Duration.ofMillis(100))
+                        .idlePollInterval(Duration.ofMillis(100))
                         .build())
                 .build();
         engine.start();

@@ -44,6 +44,7 @@ public final class EngineFixture implements BeforeEachCallback, AfterEachCallbac
                 .leaseTtl(Duration.ofSeconds(3))
                 .heartbeatInterval(Duration.ofSeconds(1))
                 .pollInterval(Duration.ofMillis(200))
+                .idlePollInterval(Duration.ofMillis(200))
                 .reaperInterval(Duration.ofMillis(500))
                 .shutdownGracePeriod(Duration.ofSeconds(2))
                 .zombieGracePeriod(Duration.ofSeconds(1))

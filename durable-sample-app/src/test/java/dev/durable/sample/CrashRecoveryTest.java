@@ -144,6 +144,7 @@ class CrashRecoveryTest {
         ChildJvm app = ChildJvm.start(jvmOptions(), SampleApplication.class, "--server.port=" + port,
                 "--sample.postgres.data-dir=" + data, "--spring.pid.file=" + pidFile,
                 "--durable.node-name=crash-test", "--durable.poll-interval=200ms",
+                "--durable.idle-poll-interval=200ms",
                 "--sample.carrier.failure-rate=0", "--spring.main.banner-mode=off");
         awaitStarted(app);
         return app;

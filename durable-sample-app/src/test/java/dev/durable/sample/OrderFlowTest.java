@@ -16,6 +16,7 @@ import tools.jackson.databind.JsonNode;
 /** The sample's order workflow through its REST API, on the tests' PostgreSQL, with a very flaky carrier. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "durable.poll-interval=200ms",
+        "durable.idle-poll-interval=200ms",
         "sample.carrier.failure-rate=0.5",
         "sample.retry.base-delay=10ms",
         "sample.retry.max-attempts=30"})

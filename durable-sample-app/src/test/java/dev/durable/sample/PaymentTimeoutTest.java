@@ -17,6 +17,7 @@ import tools.jackson.databind.JsonNode;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "durable.poll-interval=200ms",
+        "durable.idle-poll-interval=200ms",
         "sample.carrier.failure-rate=0",
         "sample.payment.timeout=2s"})
 class PaymentTimeoutTest {

@@ -51,10 +51,14 @@ public final class DurableProperties {
     private final Duration heartbeatInterval;
 
     /**
-     * How often each queue looks for work inserted by other nodes. Starts and signals made through this node
-     * wake its queues at once.
+     * How often a node that has seen work in the last 10 seconds looks for work other nodes made (due rows of its
+     * queues, due await deadlines and schedule ticks), in one statement. Starts, signals and commits made through this
+     * node wake its queues at once.
      */
     private final Duration pollInterval;
+
+    /** How often a node that has seen no work in the last 10 seconds looks for work other nodes made. */
+    private final Duration idlePollInterval;
 
     /** How often expired leases (steps of crashed nodes) are returned to runnable. */
     private final Duration reaperInterval;
@@ -106,7 +110,7 @@ public final class DurableProperties {
 
     /**
      * How late a recurring schedule's tick may be found and still count as on time; later ticks were missed and
-     * follow the schedule's miss policy (skip, run once, run each). Longer than poll-interval.
+     * follow the schedule's miss policy (skip, run once, run each). Longer than idle-poll-interval.
      */
     private final Duration scheduleMisfireThreshold;
 
@@ -122,7 +126,7 @@ public final class DurableProperties {
     public DurableProperties(@DefaultValue("true") boolean enabled, @Nullable String nodeName,
             @DefaultValue(EngineSettings.DEFAULT_SCHEMA) String schema, @DefaultValue("true") boolean initializeSchema,
             @Nullable Duration leaseTtl, @Nullable Duration heartbeatInterval, @Nullable Duration pollInterval,
-            @Nullable Duration reaperInterval,
+            @Nullable Duration idlePollInterval, @Nullable Duration reaperInterval,
             @DefaultValue("" + EngineSettings.DEFAULT_REAPER_BATCH_SIZE) int reaperBatchSize,
             @Nullable Duration shutdownGracePeriod, @Nullable Map<String, Queue> queues,
             @Nullable Duration stepTimeout, @Nullable Duration zombieGracePeriod,
@@ -138,6 +142,7 @@ public final class DurableProperties {
         this.leaseTtl = orDefault(leaseTtl, EngineSettings.DEFAULT_LEASE_TTL);
         this.heartbeatInterval = orDefault(heartbeatInterval, EngineSettings.DEFAULT_HEARTBEAT_INTERVAL);
         this.pollInterval = orDefault(pollInterval, EngineSettings.DEFAULT_POLL_INTERVAL);
+        this.idlePollInterval = orDefault(idlePollInterval, EngineSettings.DEFAULT_IDLE_POLL_INTERVAL);
         this.reaperInterval = orDefault(reaperInterval, EngineSettings.DEFAULT_REAPER_INTERVAL);
         this.reaperBatchSize = reaperBatchSize;
         this.shutdownGracePeriod = orDefault(shutdownGracePeriod, EngineSettings.DEFAULT_SHUTDOWN_GRACE_PERIOD);
@@ -187,6 +192,10 @@ public final class DurableProperties {
 
     public Duration getPollInterval() {
         return pollInterval;
+    }
+
+    public Duration getIdlePollInterval() {
+        return idlePollInterval;
     }
 
     public Duration getReaperInterval() {

@@ -35,6 +35,8 @@ final class EngineSettingsMapper {
             new Mapping<>("heartbeatInterval", DurableProperties::getHeartbeatInterval,
                     EngineSettings.Builder::heartbeatInterval),
             new Mapping<>("pollInterval", DurableProperties::getPollInterval, EngineSettings.Builder::pollInterval),
+            new Mapping<>("idlePollInterval", DurableProperties::getIdlePollInterval,
+                    EngineSettings.Builder::idlePollInterval),
             new Mapping<>("reaperInterval", DurableProperties::getReaperInterval,
                     EngineSettings.Builder::reaperInterval),
             new Mapping<>("reaperBatchSize", DurableProperties::getReaperBatchSize,

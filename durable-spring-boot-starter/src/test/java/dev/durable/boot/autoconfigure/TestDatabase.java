@@ -37,6 +37,7 @@ public final class TestDatabase {
                 "durable.schema=" + SCHEMA,
                 "durable.node-name=test-node",
                 "durable.poll-interval=200ms",
+                "durable.idle-poll-interval=200ms",
                 "durable.reaper-interval=500ms",
                 "durable.shutdown-grace-period=2s",
                 "durable.zombie-grace-period=1s",
