@@ -3,6 +3,7 @@ package dev.durable.runtime;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
@@ -12,7 +13,8 @@ import org.springframework.dao.DuplicateKeyException;
  * delays another) claims rows, at most as many as the queue has free {@link QueueSlots slots}, takes a slot for
  * each and hands row and slot to the {@link StepExecutor}. It never hears from a step again: the step releases its
  * slot, and a released slot wakes the poller. It also polls every poll interval, to find work inserted by other
- * nodes, and at once when local work arrives.
+ * nodes, and at once when local work arrives. It picks nothing while {@code mayPick} says no: while the deploy check
+ * holds the node back ({@code DeployGuard}).
  */
 final class QueuePoller {
 
@@ -31,13 +33,14 @@ final class QueuePoller {
     private final long batchWindowNanos;
     private final QueueSlots slots;
     private final BackgroundLoop loop;
+    private final BooleanSupplier mayPick;
     private volatile boolean paused;
     /** While slots are about to free, the pick waits for them until this time (System.nanoTime); 0 when not. */
     private long gatherUntil;
 
     QueuePoller(String name, QueueSettings settings, Map<String, List<Integer>> machines,
             ClaimRepository claims, StepExecutor executor, EngineEvents events, NodeLifecycle lifecycle,
-            String nodeId, EngineSettings engine) {
+            String nodeId, EngineSettings engine, BooleanSupplier mayPick) {
         this.name = name;
         this.settings = settings;
         this.machines = Map.copyOf(machines);
@@ -45,6 +48,7 @@ final class QueuePoller {
         this.executor = executor;
         this.events = events;
         this.nodeId = nodeId;
+        this.mayPick = mayPick;
         this.lease = engine.leaseTtl();
         this.pollInterval = engine.pollInterval();
         this.batchWindowNanos = engine.batchWindow().toNanos();
@@ -106,7 +110,7 @@ final class QueuePoller {
 
     private Duration pollOnce() {
         int available = slots.free();
-        if (paused || available <= 0) {
+        if (paused || available <= 0 || !mayPick.getAsBoolean()) {
             return pollInterval;
         }
         int limit = Math.min(available, settings.batchSize());
