@@ -101,7 +101,7 @@ final class DeployGuard {
             if (!failing) {
                 failing = true;
                 log.warn("Could not run the deploy check of node {} ({}); it is tried again every {}{}", nodeId,
-                        e.toString(), recheckEvery, holding ? ", and the node picks from no queue until it passes"
+                        e.toString(), spoken(recheckEvery), holding ? ", and the node picks from no queue until it passes"
                                 + " (durable.deploy-check=fail)" : "");
             }
             return;
@@ -122,7 +122,7 @@ final class DeployGuard {
                     + " run them on), or once this code can run them (an upcaster, the old version registered again)."
                     + " To pick now and leave those instances to fail when they are picked, set"
                     + " durable.deploy-check=warn.", nodeId, groups == 1 ? "1 group" : groups + " groups",
-                    recheckEvery);
+                    spoken(recheckEvery));
         }
     }
 
@@ -166,5 +166,11 @@ final class DeployGuard {
                     + " they are not checked here", String.join(", ", result.machinesNotChecked()), nodeId);
         }
         return newProblems;
+    }
+
+    /** {@code 30s}, {@code 500ms}: a duration as the starter's properties write it. */
+    static String spoken(Duration duration) {
+        long millis = duration.toMillis();
+        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
     }
 }

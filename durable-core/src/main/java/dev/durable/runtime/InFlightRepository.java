@@ -22,7 +22,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * What it costs grows with the number of groups, not of instances: the runnable, parked and failed rows are read
  * through {@code durable_instance_step} (schema version 10) one group at a time, the executing ones (at most the slots
  * of the live nodes) through {@code durable_instance_lease}, and the pending signals up to a cap. Every statement runs
- * in one read-only transaction of its own at REPEATABLE READ, so they all see one snapshot. The statements go through
+ * in one read-only transaction of its own at REPEATABLE READ (set by its first statement), so they all see one snapshot. The statements go through
  * {@link StatementPlanning#ordinary()}: they are read by an operator or at a node's start, never on a step's path.
  */
 final class InFlightRepository {
@@ -141,6 +141,13 @@ final class InFlightRepository {
             GROUP BY i.machine, i.machine_version, i.step, i.status, s.name
             """;
 
+    // The first statement of the report's transaction: one snapshot for every statement after it. Transaction state,
+    // not the session's, so it holds behind a pooler in transaction mode (docs/DESIGN.md, "Connection poolers").
+    static final String SNAPSHOT = """
+            /* durable: in-flight snapshot */
+            SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY
+            """;
+
     static final String NOW = """
             /* durable: in-flight now */
             SELECT now()
@@ -173,13 +180,12 @@ final class InFlightRepository {
     private final String sampleSpreadSql;
     private final String executingSql;
     private final String pendingSignalsSql;
+    private final String snapshotSql;
     private final String nowSql;
 
     InFlightRepository(DataSource dataSource, StatementPlanning planning) {
         this.planning = planning;
         this.snapshot = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-        snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
-        snapshot.setReadOnly(true);
         // A report of its own, whatever transaction the caller is in: one snapshot, never the caller's writes.
         snapshot.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.groupsSql = new LiteralLimits(planning.qualify(GROUPS)).with(COUNT_LIMIT + 1);
@@ -187,6 +193,7 @@ final class InFlightRepository {
         this.sampleSpreadSql = new LiteralLimits(planning.qualify(SAMPLE_SPREAD)).with(SAMPLE_SIZE - 1);
         this.executingSql = new LiteralLimits(planning.qualify(EXECUTING)).with(SAMPLE_SIZE);
         this.pendingSignalsSql = new LiteralLimits(planning.qualify(PENDING_SIGNALS)).with(SIGNAL_LIMIT + 1);
+        this.snapshotSql = planning.qualify(SNAPSHOT);
         this.nowSql = planning.qualify(NOW);
     }
 
@@ -196,6 +203,7 @@ final class InFlightRepository {
     }
 
     private Inventory readInSnapshot() {
+        planning.ordinary().sql(snapshotSql).update();
         Instant takenAt = planning.ordinary().sql(nowSql).query(OffsetDateTime.class).single().toInstant();
         Map<GroupKey, SampledGroup> groups = new TreeMap<>(InFlightRepository::compare);
         planning.ordinary().sql(groupsSql).query(rs -> {
