@@ -128,7 +128,9 @@ final class InFlightRepository {
 
     // The pending signals by the group of their instance and by name: at most :limit (SIGNAL_LIMIT + 1) of them,
     // through the inbox index, each joined to its instance by primary key. Only unfinished instances have pending
-    // signals (an end clears the inbox), so the cost follows the signals waiting, not the history.
+    // signals (an end clears the inbox), so the cost follows the signals waiting, not the history: the instance is
+    // looked up in a LATERAL subquery with a LIMIT, which the planner cannot turn into a hash join over a scan of the
+    // whole table, however cheap that looks next to ten thousand probes on a small one.
     static final String PENDING_SIGNALS = """
             /* durable: in-flight pending signals */
             SELECT i.machine, i.machine_version, i.step, i.status::text AS status, s.name, count(*) AS n
@@ -137,7 +139,11 @@ final class InFlightRepository {
                   WHERE s.consumed_at IS NULL
                   ORDER BY s.instance_id
                   LIMIT :limit) s
-            JOIN {schema}.durable_instance i ON i.id = s.instance_id
+            CROSS JOIN LATERAL (
+                SELECT i.machine, i.machine_version, i.step, i.status
+                FROM {schema}.durable_instance i
+                WHERE i.id = s.instance_id
+                LIMIT 1) i
             GROUP BY i.machine, i.machine_version, i.step, i.status, s.name
             """;
 
