@@ -68,7 +68,8 @@ final class DefaultDurableClient implements DurableClient {
      */
     DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
             SignalRepository signals, ScheduleRepository schedules, CancelRepository cancels, SearchRepository search,
-            InFlightRepository inFlight, StoredValues values, EngineEvents events, Consumer<String> wakeQueue, Consumer<Long> interruptCancelled) {
+            InFlightRepository inFlight, StoredValues values, EngineEvents events, Consumer<String> wakeQueue,
+            Consumer<Long> interruptCancelled) {
         this.machines = machines;
         this.starts = starts;
         this.queries = queries;

@@ -101,8 +101,9 @@ final class DeployGuard {
             if (!failing) {
                 failing = true;
                 log.warn("Could not run the deploy check of node {} ({}); it is tried again every {}{}", nodeId,
-                        e.toString(), spoken(recheckEvery), holding ? ", and the node picks from no queue until it passes"
-                                + " (durable.deploy-check=fail)" : "");
+                        e.toString(), spoken(recheckEvery), holding
+                                ? ", and the node picks from no queue until it passes (durable.deploy-check=fail)"
+                                : "");
             }
             return;
         }
