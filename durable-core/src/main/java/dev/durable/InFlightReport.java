@@ -117,7 +117,7 @@ public record InFlightReport(Instant takenAt, int sampleSize, long countLimit, i
             return machine + " v" + version + " at step '" + step + "' (" + status.label() + ")";
         }
 
-        /** {@code 1234}, or {@code at least 10000} when the count is a lower bound. */
+        /** {@code 123}, or {@code at least 1000} when the count is a lower bound. */
         public String describeCount() {
             return countExact ? Long.toString(count) : "at least " + count;
         }

@@ -1106,8 +1106,8 @@ public final class Benchmark {
      * (v) The in-flight report and the deploy check over INVENTORY_ROWS in-flight instances in 48 groups (4 machines,
      * 2 versions, 3 steps, runnable or parked), against code registering version 2 of each machine with two of the
      * steps: the first and the median of five of each; the same with a tenth of the instances, and with ten times
-     * the groups, to show what the time follows; then (a) while another node checks the deploy back to back, against
-     * (a) alone, interleaved, the order alternating between rounds.
+     * the groups, to show what the time follows; then (a) while another node checks the deploy once a second, and
+     * back to back, against (a) alone, interleaved, the order turning between rounds.
      */
     private void inFlightAndDeployCheck() throws Exception {
         List<MachineDefinition> checked = new ArrayList<>();
@@ -1128,45 +1128,59 @@ public final class Benchmark {
         timeInventory(checker, INVENTORY_ROWS, 40, "v.rows_" + INVENTORY_ROWS + "_groups_480");
         timeInventory(checker, INVENTORY_ROWS, 4, "v.rows_" + INVENTORY_ROWS + "_groups_48");
 
-        double[] alone = new double[ROUNDS];
-        double[] during = new double[ROUNDS];
-        double[] ratio = new double[ROUNDS];
-        List<Double> checkMillis = new CopyOnWriteArrayList<>();
+        // Each round drains (a) alone, while the deploy is checked once a second (an operator or a dashboard polling
+        // /actuator/durable/deploy-check; a node held back checks once per reaper interval, 30 s), and while it is
+        // checked back to back; the order turns between rounds.
+        String[] modes = {"alone", "checked every second", "checked back to back"};
+        double[][] rate = new double[modes.length][ROUNDS];
+        List<List<Double>> checkMillis = List.of(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>(),
+                new CopyOnWriteArrayList<>());
         for (int round = 0; round < ROUNDS; round++) {
-            for (boolean checking : round % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false}) {
+            for (int step = 0; step < modes.length; step++) {
+                int mode = (round + step) % modes.length;
                 jdbc.update("DELETE FROM " + SCHEMA + ".durable_instance WHERE machine = 'noop'");
                 jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_instance");
-                if (!checking) {
-                    alone[round] = drain("a (in-flight rows kept)", N, i -> StartOptions.defaults(), false, QUEUE,
-                            settings -> settings.deployCheck(DeployCheck.Mode.OFF));
-                    continue;
-                }
                 AtomicBoolean drained = new AtomicBoolean();
                 ExecutorService checks = Executors.newSingleThreadExecutor();
+                List<Double> millis = checkMillis.get(mode);
                 Future<?> loop = checks.submit(() -> {
-                    while (!drained.get()) {
+                    while (mode > 0 && !drained.get()) {
                         long begin = System.nanoTime();
                         checker.checkDeploy();
-                        checkMillis.add((System.nanoTime() - begin) / 1e6);
+                        long took = System.nanoTime() - begin;
+                        millis.add(took / 1e6);
+                        if (mode == 1) {
+                            // pacing: the check's period, not synchronization
+                            Thread.sleep(Math.max(0, 1000 - took / 1_000_000));
+                        }
                     }
+                    return null;
                 });
-                during[round] = drain("a while the deploy is checked", N, i -> StartOptions.defaults(), false, QUEUE,
+                rate[mode][round] = drain("a " + modes[mode] + " (in-flight rows kept)", N,
+                        i -> StartOptions.defaults(), false, QUEUE,
                         settings -> settings.deployCheck(DeployCheck.Mode.OFF));
                 drained.set(true);
                 loop.get();
                 checks.shutdown();
             }
-            ratio[round] = during[round] / alone[round];
         }
         checker.close();
         clean();
-        double[] checks = checkMillis.stream().mapToDouble(Double::doubleValue).toArray();
-        report("v.throughput_during_deploy_checks", median(during), "instances/s", "in_flight=" + INVENTORY_ROWS
-                + " n=" + N + " checks=" + checks.length + " check_ms_median=" + Math.round(median(checks))
-                + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(during)));
-        report("v.a_with_in_flight_rows", median(alone), "instances/s", "in_flight=" + INVENTORY_ROWS + " n=" + N
-                + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(alone)));
-        report("v.ratio_to_a", median(ratio), "x", "median_of=" + ROUNDS + " ratios=" + twoDecimals(ratio));
+        report("v.a_with_in_flight_rows", median(rate[0]), "instances/s", "in_flight=" + INVENTORY_ROWS + " n=" + N
+                + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(rate[0])));
+        String[] names = {"", "checked_every_second", "checked_back_to_back"};
+        for (int mode = 1; mode < modes.length; mode++) {
+            double[] ratio = new double[ROUNDS];
+            for (int round = 0; round < ROUNDS; round++) {
+                ratio[round] = rate[mode][round] / rate[0][round];
+            }
+            double[] took = checkMillis.get(mode).stream().mapToDouble(Double::doubleValue).toArray();
+            report("v.a_" + names[mode], median(rate[mode]), "instances/s", "in_flight=" + INVENTORY_ROWS + " n=" + N
+                    + " checks=" + took.length + " check_ms_median=" + Math.round(median(took)) + " median_of="
+                    + ROUNDS + " all=" + Arrays.toString(round(rate[mode])));
+            report("v.ratio_to_a_" + names[mode], median(ratio), "x", "median_of=" + ROUNDS + " ratios="
+                    + twoDecimals(ratio));
+        }
     }
 
     /**

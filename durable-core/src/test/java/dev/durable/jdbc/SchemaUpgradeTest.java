@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
+import dev.durable.InFlightReport;
 import dev.durable.InstanceQuery;
 import dev.durable.Outcome;
 import dev.durable.Schedule;
@@ -116,6 +117,17 @@ class SchemaUpgradeTest {
             assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                     Boolean.class, SCHEMA + "." + index)).as(index).isTrue();
         }
+
+        // What is in flight reads the rows written before the upgrade, through the index the upgrade built.
+        InFlightReport inFlight = engines.build("reporter", settings -> settings.schema(SCHEMA), orders(), heartbeat())
+                .client().inFlight();
+        assertThat(inFlight.groups()).extracting(group -> group.describe() + " " + group.count() + " "
+                + group.pendingSignals()).containsExactly(
+                        "orders v1 at step 'pay' (runnable) 1 {paid=1}",
+                        "orders v1 at step 'pay' (executing) 1 {paid=1}",
+                        "orders v1 at step 'pay' (awaiting_signal) 1 {}");
+        assertThat(inFlight.failed()).extracting(InFlightReport.Group::describe)
+                .containsExactly("orders v1 at step 'pay' (failed)");
 
         // The upgraded database runs on: the engine registers its node, the crashed claim is reaped and re-run,
         // and every live instance finishes; the ended ones stay as they were. The new schedule table takes the
