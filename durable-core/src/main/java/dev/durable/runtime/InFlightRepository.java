@@ -160,8 +160,8 @@ final class InFlightRepository {
             """;
 
     // The statements' estimated costs (a count per group, a probe per sample point) pass jit_above_cost, and compiling
-    // them took 0.27 s of a report that then ran in 0.1 s on 1,000,000 rows (docs/PERFORMANCE.md): no JIT in this
-    // transaction. LOCAL: it ends with the transaction, and holds behind a pooler.
+    // them cost more than running them: 18 ms of a 32 ms statement on 1,000,000 rows (docs/PERFORMANCE.md). No JIT in
+    // this transaction; LOCAL, so it ends with the transaction and holds behind a pooler.
     static final String NO_JIT = """
             /* durable: in-flight without jit */
             SET LOCAL jit = off
