@@ -5,6 +5,7 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -245,7 +246,7 @@ final class InFlightRepository {
             executing.computeIfAbsent(key, k -> new ArrayList<>()).add(rs.getString("state"));
         });
         executing.forEach((key, states) -> groups.put(key, new SampledGroup(key, executingCounts.get(key), true,
-                List.copyOf(states))));
+                Collections.unmodifiableList(states))));
         Map<GroupKey, Map<String, Long>> signals = new TreeMap<>(InFlightRepository::compare);
         long[] read = {0};
         planning.ordinary().sql(pendingSignalsSql).query(rs -> {
@@ -271,7 +272,7 @@ final class InFlightRepository {
                 .query(rs -> {
                     states.add(rs.getString("state"));
                 });
-        return java.util.Collections.unmodifiableList(states);
+        return Collections.unmodifiableList(states);
     }
 
     /** Groups in machine, version, step and status order, as the report lists them. */
