@@ -12,13 +12,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The deploy check at a node's start, as {@link EngineSettings#deployCheck()} says (docs/DESIGN.md, "The deploy
- * check"). {@code WARN}: the node checks once it starts and logs a WARN per group of instances its code cannot run.
- * {@code FAIL}: it also picks from no queue (its pollers ask {@link #allowsPicking()}) until a check passes, says why
- * in an ERROR and in its health, and checks again on every reaper run, so a node of a deploy that came too early
- * starts working by itself once the instances it could not run have ended (run by nodes of the old code) or once
- * someone removed them. Failed instances never hold a node back: nothing runs them until an operator retries them.
- * A check the database could not answer is tried again on the next reaper run; meanwhile a {@code FAIL} node does not
- * pick.
+ * check"). It runs on the starting thread before the node's loops and pollers start, so the operator hears what the
+ * code cannot run before it runs anything. {@code WARN}: the node checks once and logs a WARN per group of instances
+ * its code cannot run. {@code FAIL}: it also picks from no queue (its pollers ask {@link #allowsPicking()}) until a
+ * check passes, says why in an ERROR and in its health, and checks again on every reaper run, so a node of a deploy
+ * that came too early starts working by itself once the instances it could not run have ended (run by nodes of the
+ * old code) or once someone removed them. Failed instances never hold a node back: nothing runs them until an
+ * operator retries them. A check the database could not answer (a start never fails for the database) is tried again
+ * on the next reaper run; meanwhile a {@code FAIL} node does not pick.
  */
 final class DeployGuard {
 
@@ -79,15 +80,15 @@ final class DeployGuard {
         return Optional.ofNullable(last);
     }
 
-    /** The check at the node's start, on the starting thread, before its pollers start. */
+    /** The check at the node's start, on the starting thread, before its loops and pollers start. */
     void atStart() {
         if (mode != DeployCheck.Mode.OFF) {
             run();
         }
     }
 
-    /** On every reaper run: checks again while the node holds back, or until a first check got an answer. */
-    void recheck() {
+    /** On every reaper run: checks until a first check got an answer, and again while the node holds back. */
+    void onReaperRun() {
         if (mode != DeployCheck.Mode.OFF && (holding || !checked)) {
             run();
         }

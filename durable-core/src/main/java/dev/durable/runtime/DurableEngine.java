@@ -140,7 +140,7 @@ public final class DurableEngine implements AutoCloseable {
         this.reaperLoop = new BackgroundLoop(Reaper.NAME, () -> {
             Duration next = reaper.reap();
             registry.watchStranded();
-            deployGuard.recheck();
+            deployGuard.onReaperRun();
             return next;
         }, lifecycle, events, settings.maxRetryBackoff());
         AwaitDeadlines deadlines = new AwaitDeadlines(new DeadlineRepository(planning), events,
@@ -185,6 +185,10 @@ public final class DurableEngine implements AutoCloseable {
                 describeQueues(), machines.all().stream().map(MachineDefinition::describe).toList());
         committer.start();
         registry.renew();
+        // Before any loop starts and before the pollers pick: the operator hears what this code cannot run before it
+        // runs anything. Like the registration above, a database that cannot answer only makes it log; the reaper's
+        // runs try again.
+        deployGuard.atStart();
         reaper.nodeStarted();
         heartbeatLoop.start();
         reaperLoop.start();
@@ -193,8 +197,6 @@ public final class DurableEngine implements AutoCloseable {
         if (retentionLoop != null) {
             retentionLoop.start();
         }
-        // Before the pollers start, so that a node told to fail picks nothing its code cannot run.
-        deployGuard.atStart();
         queues.values().forEach(QueuePoller::start);
         lifecycle.moveTo(NodeState.RUNNING);
     }
@@ -357,14 +359,14 @@ public final class DurableEngine implements AutoCloseable {
     }
 
     /**
-     * Runs the reaper now, on the calling thread, and then the watch for stranded instances; returns how many
-     * claims it returned to runnable. A hook for tests, which reach it from this package (it is not API).
+     * Runs the reaper now, on the calling thread, and then the watch for stranded instances and the deploy check's
+     * turn; returns how many claims it returned to runnable. A hook for tests, which reach it from this package (it is not API).
      */
     long reapNow() {
         long before = events.stats().reaped();
         reaper.reap();
         registry.watchStranded();
-        deployGuard.recheck();
+        deployGuard.onReaperRun();
         return events.stats().reaped() - before;
     }
 

@@ -55,7 +55,9 @@ class DeployCheckAtStartTest {
 
         assertThat(node.state()).isEqualTo(NodeState.RUNNING);
         assertThat(node.heldByDeployCheck()).isTrue();
-        // Its poller polled, several times, and picked nothing: not even the rows its code can run.
+        // The check ran at the start; its poller polled, several times, and picked nothing: not even the rows its code
+        // can run.
+        assertThat(node.lastDeployCheck()).isPresent();
         await().atMost(Duration.ofSeconds(10)).until(() -> node.pollsHeldByDeployCheck() >= 3);
         assertThat(node.stats().picks()).isZero();
         for (long id : atMissingStep) {

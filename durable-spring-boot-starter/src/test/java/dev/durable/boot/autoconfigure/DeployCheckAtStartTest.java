@@ -45,6 +45,7 @@ class DeployCheckAtStartTest {
             assertThat(engine.settings().deployCheck()).isEqualTo(DeployCheck.Mode.FAIL);
             assertThat(engine.state()).isEqualTo(NodeState.RUNNING);
             assertThat(engine.heldByDeployCheck()).isTrue();
+            await().atMost(Duration.ofSeconds(10)).until(() -> engine.lastDeployCheck().isPresent());
             await().atMost(Duration.ofSeconds(10)).until(() -> EngineTestHooks.pollsHeldByDeployCheck(engine) >= 3);
             assertThat(TestDatabase.status(runnable)).isEqualTo("runnable");
             assertThat(TestDatabase.status(atMissingStep)).isEqualTo("runnable");
