@@ -173,6 +173,16 @@ public interface DurableClient {
     List<QueueSummary> summarizeLive();
 
     /**
+     * What is in flight (docs/DESIGN.md, "What is in flight"): the unfinished instances by machine, version, step and
+     * status, each group with its count, the distinct shapes of its stored states and its pending signals by name;
+     * and, apart, the failed instances. It reads one snapshot of the database, in a read-only transaction of its
+     * own, and costs what the number of groups says, not the number of instances: counts are exact up to
+     * {@link InFlightReport#countLimit()}, shapes come from a sample of each group. The report holds no stored value,
+     * so it can be kept ({@link InFlightReport#write(java.nio.file.Path)}) and a deploy checked against it.
+     */
+    InFlightReport inFlight();
+
+    /**
      * Makes a failed instance runnable again at the step it failed at, with attempt 0 (an operator's decision
      * after fixing the cause). Its last error is kept until the next one.
      *

@@ -9,6 +9,7 @@ import dev.durable.StartRequest;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.DurableListener;
 import dev.durable.runtime.EngineSettings;
@@ -27,11 +28,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -59,7 +62,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (t) timer accuracy: 1,000 timers due at random instants over a minute, how late each fires, at the default poll
  * interval and at 100 ms; (r) (a) while another node's retention deletes a million expired instances, each with its
  * history; (h) (a) and (b) with history on and off; (k) a step starting 10,000 children and its join;
- * (s, not in {@code all}) the baseline from 4 to 80 threads, to see where it saturates.
+ * (s, not in {@code all}) the baseline from 4 to 80 threads, to see where it saturates;
+ * (v) what is in flight and the deploy check over a million in-flight instances: their time, with more groups and
+ * with fewer instances, (a) while another node checks the deploy over and over, and (a) with and without the index
+ * they read.
  * Ratios are to figures of the same run, so they hold across machines better than the absolute numbers.
  */
 public final class Benchmark {
@@ -92,6 +98,10 @@ public final class Benchmark {
     /** Thread counts of the baseline's saturation sweep (s); the pool must hold the largest. */
     private static final int[] SWEEP_THREADS = {4, 16, 32, 48, 80};
     private static final int IN_FLIGHT = Integer.getInteger("bench.inFlight", 1_000);
+    /** In-flight instances of (v), in groups of machine, version, step and status. */
+    private static final int INVENTORY_ROWS = Integer.getInteger("bench.inventoryRows", 1_000_000);
+    /** Timed repetitions of the report and of the check in (v). */
+    private static final int INVENTORY_REPEATS = 5;
     /** The queue of the throughput scenarios. */
     private static final QueueSettings QUEUE = new QueueSettings(CONCURRENCY, BATCH);
 
@@ -146,7 +156,7 @@ public final class Benchmark {
     private static Set<String> scenarios(String spec) {
         if (spec.equals("all")) {
             return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t", "r", "h", "k", "x", "l",
-                    "i"));
+                    "i", "v"));
         }
         return new LinkedHashSet<>(Arrays.asList(spec.split(",")));
     }
@@ -200,6 +210,10 @@ public final class Benchmark {
         if (scenarios.contains("t")) {
             timerAccuracy(EngineSettings.DEFAULT_POLL_INTERVAL);
             timerAccuracy(Duration.ofMillis(100));
+        }
+        if (scenarios.contains("v")) {
+            stepIndexCost();
+            inFlightAndDeployCheck();
         }
     }
 
@@ -1034,6 +1048,186 @@ public final class Benchmark {
         engine.close();
         report("f.node_heap_with_awaiting", withAll / 1024.0 / 1024.0, "MiB", "awaiting=" + AWAITING);
         report("f.heap_growth_1k_to_100k_awaiting", (withAll - withThousand) / 1024.0 / 1024.0, "MiB", "");
+    }
+
+    // ------------------------------------------------------------------ (v)
+
+    /** The state of (v)'s in-flight machines, as most of their stored states read. */
+    record Line(String sku, int qty) {
+    }
+
+    record Inventory(long order, List<Line> lines, @Nullable String note) {
+    }
+
+    /**
+     * (v) What the index of in-flight rows (schema v10, {@code durable_instance_step}) costs every step: (a) with and
+     * without it, interleaved, the order alternating between rounds; the figure is the median of the rounds' ratios.
+     */
+    private void stepIndexCost() throws Exception {
+        double[] with = new double[ROUNDS];
+        double[] without = new double[ROUNDS];
+        double[] ratio = new double[ROUNDS];
+        drain("warm-up", N / 5, i -> StartOptions.defaults(), true);
+        for (int round = 0; round < ROUNDS; round++) {
+            for (boolean indexed : round % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false}) {
+                clean();
+                if (indexed) {
+                    jdbc.execute("""
+                            CREATE INDEX IF NOT EXISTS durable_instance_step
+                                ON durable_bench.durable_instance (machine, machine_version, step, status, id)
+                                WHERE status IN ('runnable', 'awaiting_signal', 'failed')
+                            """);
+                } else {
+                    jdbc.execute("DROP INDEX IF EXISTS durable_bench.durable_instance_step");
+                }
+                double rate = drain(indexed ? "a (with the step index)" : "a (without the step index)", N,
+                        i -> StartOptions.defaults(), false);
+                if (indexed) {
+                    with[round] = rate;
+                } else {
+                    without[round] = rate;
+                }
+            }
+            ratio[round] = with[round] / without[round];
+        }
+        jdbc.execute("""
+                CREATE INDEX IF NOT EXISTS durable_instance_step
+                    ON durable_bench.durable_instance (machine, machine_version, step, status, id)
+                    WHERE status IN ('runnable', 'awaiting_signal', 'failed')
+                """);
+        report("v.a_without_step_index", median(without), "instances/s", "n=" + N + " median_of=" + ROUNDS + " all="
+                + Arrays.toString(round(without)));
+        report("v.a_with_step_index", median(with), "instances/s", "n=" + N + " median_of=" + ROUNDS + " all="
+                + Arrays.toString(round(with)));
+        report("v.step_index_ratio", median(ratio), "x", "median_of=" + ROUNDS + " ratios=" + twoDecimals(ratio));
+    }
+
+    /**
+     * (v) The in-flight report and the deploy check over INVENTORY_ROWS in-flight instances in 48 groups (4 machines,
+     * 2 versions, 3 steps, runnable or parked), against code registering version 2 of each machine with two of the
+     * steps: the first and the median of five of each; the same with a tenth of the instances, and with ten times
+     * the groups, to show what the time follows; then (a) while another node checks the deploy once a second, and
+     * back to back, against (a) alone, interleaved, the order turning between rounds.
+     */
+    private void inFlightAndDeployCheck() throws Exception {
+        List<MachineDefinition> checked = new ArrayList<>();
+        for (int machine = 0; machine < 40; machine++) {
+            checked.add(MachineDefinition.builder("inv-" + machine, 2, Inventory.class)
+                    .queue("parked")
+                    .initialStep("s0")
+                    .step("s0", (state, ctx) -> Outcome.done())
+                    .step("s1", (state, ctx) -> Outcome.done())
+                    .build());
+        }
+        // A node of the next release: it runs no queue here, it only checks.
+        DurableEngine checker = engine(MachineRegistry.of(checked), DurableListener.NONE, settings -> settings
+                .nodeName("checker").queue("default", new QueueSettings(0, 1)).queue("parked", new QueueSettings(0, 1))
+                .deployCheck(DeployCheck.Mode.OFF));
+
+        timeInventory(checker, INVENTORY_ROWS / 10, 4, "v.rows_" + INVENTORY_ROWS / 10 + "_groups_48");
+        timeInventory(checker, INVENTORY_ROWS, 40, "v.rows_" + INVENTORY_ROWS + "_groups_480");
+        timeInventory(checker, INVENTORY_ROWS, 4, "v.rows_" + INVENTORY_ROWS + "_groups_48");
+
+        // Each round drains (a) alone, while the deploy is checked once a second (an operator or a dashboard polling
+        // /actuator/durable/deploy-check; a node held back checks once per reaper interval, 30 s), and while it is
+        // checked back to back; the order turns between rounds.
+        String[] modes = {"alone", "checked every second", "checked back to back"};
+        double[][] rate = new double[modes.length][ROUNDS];
+        List<List<Double>> checkMillis = List.of(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>(),
+                new CopyOnWriteArrayList<>());
+        for (int round = 0; round < ROUNDS; round++) {
+            for (int step = 0; step < modes.length; step++) {
+                int mode = (round + step) % modes.length;
+                jdbc.update("DELETE FROM " + SCHEMA + ".durable_instance WHERE machine = 'noop'");
+                jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_instance");
+                AtomicBoolean drained = new AtomicBoolean();
+                ExecutorService checks = Executors.newSingleThreadExecutor();
+                List<Double> millis = checkMillis.get(mode);
+                Future<?> loop = checks.submit(() -> {
+                    while (mode > 0 && !drained.get()) {
+                        long begin = System.nanoTime();
+                        checker.checkDeploy();
+                        long took = System.nanoTime() - begin;
+                        millis.add(took / 1e6);
+                        if (mode == 1) {
+                            // pacing: the check's period, not synchronization
+                            Thread.sleep(Math.max(0, 1000 - took / 1_000_000));
+                        }
+                    }
+                    return null;
+                });
+                rate[mode][round] = drain("a " + modes[mode] + " (in-flight rows kept)", N,
+                        i -> StartOptions.defaults(), false, QUEUE,
+                        settings -> settings.deployCheck(DeployCheck.Mode.OFF));
+                drained.set(true);
+                loop.get();
+                checks.shutdown();
+            }
+        }
+        checker.close();
+        clean();
+        report("v.a_with_in_flight_rows", median(rate[0]), "instances/s", "in_flight=" + INVENTORY_ROWS + " n=" + N
+                + " median_of=" + ROUNDS + " all=" + Arrays.toString(round(rate[0])));
+        String[] names = {"", "checked_every_second", "checked_back_to_back"};
+        for (int mode = 1; mode < modes.length; mode++) {
+            double[] ratio = new double[ROUNDS];
+            for (int round = 0; round < ROUNDS; round++) {
+                ratio[round] = rate[mode][round] / rate[0][round];
+            }
+            double[] took = checkMillis.get(mode).stream().mapToDouble(Double::doubleValue).toArray();
+            report("v.a_" + names[mode], median(rate[mode]), "instances/s", "in_flight=" + INVENTORY_ROWS + " n=" + N
+                    + " checks=" + took.length + " check_ms_median=" + Math.round(median(took)) + " median_of="
+                    + ROUNDS + " all=" + Arrays.toString(round(rate[mode])));
+            report("v.ratio_to_a_" + names[mode], median(ratio), "x", "median_of=" + ROUNDS + " ratios="
+                    + twoDecimals(ratio));
+        }
+    }
+
+    /**
+     * Fills the table with {@code rows} in-flight instances of {@code machines} machines (12 groups each: 2 versions, 3
+     * steps, runnable or parked), one in ten of another shape, a pending signal on one parked instance in a hundred;
+     * then times the report and the check: the first of each, and the median of INVENTORY_REPEATS.
+     */
+    private void timeInventory(DurableEngine checker, int rows, int machines, String name) {
+        clean();
+        jdbc.update("""
+                INSERT INTO durable_bench.durable_instance (machine, machine_version, step, state, queue, status,
+                                                            eligible_at, awaits)
+                SELECT 'inv-' || (g % ?), 1 + (g / ?) % 2, 's' || (g / ? / 2) % 3,
+                       CASE WHEN g % 10 = 0 THEN jsonb_build_object('order', g, 'reservation', 'R-' || g)
+                            ELSE jsonb_build_object('order', g, 'lines',
+                                                    jsonb_build_array(jsonb_build_object('sku', 'A', 'qty', 1)),
+                                                    'note', NULL) END,
+                       'parked',
+                       (CASE WHEN (g / ? / 6) % 2 = 0 THEN 'runnable'
+                             ELSE 'awaiting_signal' END)::durable_bench.durable_status,
+                       now() + interval '1 day',
+                       CASE WHEN (g / ? / 6) % 2 = 1 THEN 'payment' END
+                FROM generate_series(1, ?) g
+                """, machines, machines, machines, machines, machines, rows);
+        jdbc.update("""
+                INSERT INTO durable_bench.durable_signal (instance_id, name)
+                SELECT id, 'payment' FROM durable_bench.durable_instance
+                WHERE status = 'awaiting_signal' AND id % 100 = 1
+                """);
+        jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_instance");
+        jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_signal");
+        double[] report = new double[INVENTORY_REPEATS];
+        double[] check = new double[INVENTORY_REPEATS];
+        int groups = 0;
+        for (int i = 0; i < INVENTORY_REPEATS; i++) {
+            long begin = System.nanoTime();
+            groups = checker.client().inFlight().groups().size();
+            report[i] = (System.nanoTime() - begin) / 1e6;
+            begin = System.nanoTime();
+            checker.checkDeploy();
+            check[i] = (System.nanoTime() - begin) / 1e6;
+        }
+        String details = "rows=" + rows + " groups=" + groups + " first=" + Math.round(report[0]) + "ms all="
+                + Arrays.toString(round(report));
+        report(name + ".in_flight_ms", median(report), "ms", details);
+        report(name + ".deploy_check_ms", median(check), "ms", "rows=" + rows + " groups=" + groups + " first="
+                + Math.round(check[0]) + "ms all=" + Arrays.toString(round(check)));
     }
 
     // ------------------------------------------------------------------ helpers

@@ -5,6 +5,7 @@ import dev.durable.CancelResult;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
 import dev.durable.HistoryEntry;
+import dev.durable.InFlightReport;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
@@ -47,6 +48,7 @@ final class DefaultDurableClient implements DurableClient {
     private final ScheduleRepository schedules;
     private final CancelRepository cancels;
     private final SearchRepository search;
+    private final InFlightRepository inFlight;
     private static final String NOTHING_STARTED = "nothing was started";
     private static final String NOTHING_SENT = "nothing was sent";
     private static final String NOTHING_SCHEDULED = "nothing was scheduled";
@@ -66,10 +68,12 @@ final class DefaultDurableClient implements DurableClient {
      */
     DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
             SignalRepository signals, ScheduleRepository schedules, CancelRepository cancels, SearchRepository search,
-            StoredValues values, EngineEvents events, Consumer<String> wakeQueue, Consumer<Long> interruptCancelled) {
+            InFlightRepository inFlight, StoredValues values, EngineEvents events, Consumer<String> wakeQueue,
+            Consumer<Long> interruptCancelled) {
         this.machines = machines;
         this.starts = starts;
         this.queries = queries;
+        this.inFlight = inFlight;
         this.signals = signals;
         this.schedules = schedules;
         this.cancels = cancels;
@@ -324,6 +328,11 @@ final class DefaultDurableClient implements DurableClient {
     @Override
     public List<QueueSummary> summarizeLive() {
         return queries.summarizeLive();
+    }
+
+    @Override
+    public InFlightReport inFlight() {
+        return InFlightReports.of(inFlight.read());
     }
 
     @Override

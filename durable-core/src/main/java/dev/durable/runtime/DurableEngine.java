@@ -76,6 +76,9 @@ public final class DurableEngine implements AutoCloseable {
     private final Heartbeat heartbeat;
     private final Reaper reaper;
     private final NodeRegistry registry;
+    private final InFlightRepository inFlightRepository;
+    private final GroupClassifier classifier;
+    private final DeployGuard deployGuard;
     private final BackgroundLoop heartbeatLoop;
     private final BackgroundLoop reaperLoop;
     private final BackgroundLoop deadlineLoop;
@@ -99,9 +102,11 @@ public final class DurableEngine implements AutoCloseable {
         StoredValues values = new StoredValues(builder.codec);
         ScheduleRepository schedules = new ScheduleRepository(planning);
         QueryRepository queries = new QueryRepository(planning, history);
+        this.inFlightRepository = new InFlightRepository(builder.dataSource, planning);
+        this.classifier = new RegistryClassifier(machines, builder.codec);
         this.client = new DefaultDurableClient(machines, new StartRepository(planning), queries,
                 new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning, history),
-                new SearchRepository(builder.dataSource, planning), values, events, this::wake,
+                new SearchRepository(builder.dataSource, planning), inFlightRepository, values, events, this::wake,
                 this::interruptCancelled);
         // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
         // the queue at once, not linger (holding the step) until their delay would have run out.
@@ -118,8 +123,11 @@ public final class DurableEngine implements AutoCloseable {
                 parentId -> queries.children(parentId, builder.codec));
         this.executor = new StepExecutor(runner, committer, inFlight, events, stepThreads, timer, settings,
                 () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow, claims::returnCrashed);
+        this.deployGuard = new DeployGuard(settings.deployCheck(), this::checkDeploy,
+                () -> queues.values().forEach(QueuePoller::wake), nodeId, settings.reaperInterval());
         settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueuePoller(name, queueSettings,
-                versionsOnQueue(machines, name), claims, executor, events, lifecycle, nodeId, settings)));
+                versionsOnQueue(machines, name), claims, executor, events, lifecycle, nodeId, settings,
+                deployGuard::allowsPicking)));
         this.heartbeat = new Heartbeat(claims, inFlight, executor, events, settings);
         this.reaper = new Reaper(claims, planning, events, names -> names.forEach(this::wake), settings, nodeId,
                 settings.nodeName() + ":");
@@ -133,6 +141,7 @@ public final class DurableEngine implements AutoCloseable {
         this.reaperLoop = new BackgroundLoop(Reaper.NAME, () -> {
             Duration next = reaper.reap();
             registry.watchStranded();
+            deployGuard.onReaperRun();
             return next;
         }, lifecycle, events, settings.maxRetryBackoff());
         AwaitDeadlines deadlines = new AwaitDeadlines(new DeadlineRepository(planning), events,
@@ -188,6 +197,10 @@ public final class DurableEngine implements AutoCloseable {
                 describeQueues(), machines.all().stream().map(MachineDefinition::describe).toList());
         committer.start();
         registry.renew();
+        // Before any loop starts and before the pollers pick: the operator hears what this code cannot run before it
+        // runs anything. Like the registration above, a database that cannot answer only makes it log; the reaper's
+        // runs try again.
+        deployGuard.atStart();
         reaper.nodeStarted();
         heartbeatLoop.start();
         reaperLoop.start();
@@ -379,13 +392,14 @@ public final class DurableEngine implements AutoCloseable {
     }
 
     /**
-     * Runs the reaper now, on the calling thread, and then the watch for stranded instances; returns how many
-     * claims it returned to runnable. A hook for tests, which reach it from this package (it is not API).
+     * Runs the reaper now, on the calling thread, and then the watch for stranded instances and the deploy check's
+     * turn; returns how many claims it returned to runnable. A hook for tests, which reach it from this package (it is not API).
      */
     long reapNow() {
         long before = events.stats().reaped();
         reaper.reap();
         registry.watchStranded();
+        deployGuard.onReaperRun();
         return events.stats().reaped() - before;
     }
 
@@ -404,6 +418,37 @@ public final class DurableEngine implements AutoCloseable {
      */
     public List<StrandedSchedule> strandedSchedules() {
         return registry.strandedSchedules();
+    }
+
+    /**
+     * Checks now whether this node's code can run what is in flight in the database (docs/DESIGN.md, "The deploy
+     * check"): a verdict per group of unfinished and failed instances, from the stored states of a sample of each.
+     * Reads the database; what it costs grows with the number of groups, not of instances.
+     */
+    public DeployCheck checkDeploy() {
+        return DeployChecker.againstInventory(inFlightRepository.read(), classifier, machines);
+    }
+
+    /**
+     * The last deploy check this node ran by itself: at its start, and on every reaper run while it holds back
+     * ({@link #heldByDeployCheck()}); empty when {@link EngineSettings#deployCheck()} is off or no check got an answer
+     * from the database yet.
+     */
+    public Optional<DeployCheck> lastDeployCheck() {
+        return deployGuard.last();
+    }
+
+    /**
+     * Whether this node picks from no queue because its deploy check has not passed ({@link DeployCheck.Mode#FAIL}):
+     * its code cannot run some unfinished instances, or the check could not read the database yet.
+     */
+    public boolean heldByDeployCheck() {
+        return deployGuard.holding();
+    }
+
+    /** How many polls the deploy check kept from picking. A hook for tests, like {@link #reapNow()}. */
+    long pollsHeldByDeployCheck() {
+        return deployGuard.refusedPolls();
     }
 
     /** Extends this node's leases now, on the calling thread. A hook for tests, like {@link #reapNow()}. */

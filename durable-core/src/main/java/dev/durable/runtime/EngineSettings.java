@@ -35,6 +35,8 @@ public final class EngineSettings {
     public static final Duration DEFAULT_SCHEDULE_MISFIRE_THRESHOLD = Duration.ofMinutes(1);
     public static final Duration DEFAULT_RETENTION_INTERVAL = Duration.ofMinutes(1);
     public static final int DEFAULT_RETENTION_BATCH_SIZE = 1000;
+    /** What a node does with the deploy check at its start: warn about what its code cannot run. */
+    public static final DeployCheck.Mode DEFAULT_DEPLOY_CHECK = DeployCheck.Mode.WARN;
     /** The queue every node works unless configured otherwise. */
     public static final String DEFAULT_QUEUE = MachineDefinition.DEFAULT_QUEUE;
     /** A node that has picked work within this long counts as busy, and looks for work every poll interval. */
@@ -67,6 +69,7 @@ public final class EngineSettings {
     private final @Nullable Duration retentionCancelled;
     private final Duration retentionInterval;
     private final int retentionBatchSize;
+    private final DeployCheck.Mode deployCheck;
 
     private EngineSettings(Builder builder, String nodeName) {
         this.nodeName = nodeName;
@@ -94,6 +97,7 @@ public final class EngineSettings {
         this.retentionCancelled = builder.retentionCancelled;
         this.retentionInterval = builder.retentionInterval;
         this.retentionBatchSize = builder.retentionBatchSize;
+        this.deployCheck = builder.deployCheck;
     }
 
     public static Builder builder() {
@@ -132,6 +136,7 @@ public final class EngineSettings {
         builder.retentionCancelled = retentionCancelled;
         builder.retentionInterval = retentionInterval;
         builder.retentionBatchSize = retentionBatchSize;
+        builder.deployCheck = deployCheck;
         return builder;
     }
 
@@ -286,6 +291,14 @@ public final class EngineSettings {
         return retentionBatchSize;
     }
 
+    /**
+     * What this node does at its start with the check of what is in flight against its code (docs/DESIGN.md, "The
+     * deploy check"): nothing, warn about each group it cannot run, or pick from no queue until it can run them all.
+     */
+    public DeployCheck.Mode deployCheck() {
+        return deployCheck;
+    }
+
     /** The settings of {@code queue}, or {@code null} if this node is not configured for it. */
     public @Nullable QueueSettings queue(String queue) {
         return queues.get(queue);
@@ -318,7 +331,8 @@ public final class EngineSettings {
                 && Objects.equals(retentionFailed, that.retentionFailed)
                 && Objects.equals(retentionCancelled, that.retentionCancelled)
                 && Objects.equals(retentionInterval, that.retentionInterval)
-                && retentionBatchSize == that.retentionBatchSize;
+                && retentionBatchSize == that.retentionBatchSize
+                && deployCheck == that.deployCheck;
     }
 
     @Override
@@ -328,7 +342,7 @@ public final class EngineSettings {
                 reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
                 virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps, history,
                 scheduleMisfireThreshold, retentionDone, retentionFailed, retentionCancelled, retentionInterval,
-                retentionBatchSize);
+                retentionBatchSize, deployCheck);
     }
 
     @Override
@@ -344,7 +358,7 @@ public final class EngineSettings {
                 + ", scheduleMisfireThreshold=" + scheduleMisfireThreshold + ", retentionDone=" + retentionDone
                 + ", retentionFailed=" + retentionFailed + ", retentionCancelled=" + retentionCancelled
                 + ", retentionInterval=" + retentionInterval
-                + ", retentionBatchSize=" + retentionBatchSize + "]";
+                + ", retentionBatchSize=" + retentionBatchSize + ", deployCheck=" + deployCheck + "]";
     }
 
     /** A best-effort host name usable as a node name. */
@@ -389,6 +403,7 @@ public final class EngineSettings {
         private @Nullable Duration retentionCancelled;
         private Duration retentionInterval = DEFAULT_RETENTION_INTERVAL;
         private int retentionBatchSize = DEFAULT_RETENTION_BATCH_SIZE;
+        private DeployCheck.Mode deployCheck = DEFAULT_DEPLOY_CHECK;
 
         private Builder() {
         }
@@ -529,6 +544,12 @@ public final class EngineSettings {
             return this;
         }
 
+        /** What the node does with the deploy check at its start (default {@link DeployCheck.Mode#WARN}). */
+        public Builder deployCheck(DeployCheck.Mode deployCheck) {
+            this.deployCheck = deployCheck;
+            return this;
+        }
+
         /**
          * Checks and builds the settings.
          *
@@ -580,6 +601,9 @@ public final class EngineSettings {
                 throw new InvalidSettingException("scheduleMisfireThreshold", scheduleMisfireThreshold
                         + " is not longer than idlePollInterval (" + idlePollInterval + "): an idle node finds a due"
                         + " tick within one idle poll interval, so ticks it found on time would count as missed");
+            }
+            if (deployCheck == null) {
+                throw new InvalidSettingException("deployCheck", "must be one of off, warn, fail");
             }
             if (reaperBatchSize < 1) {
                 throw new InvalidSettingException("reaperBatchSize", "must be at least 1, was " + reaperBatchSize);

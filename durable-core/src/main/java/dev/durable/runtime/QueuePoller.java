@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
@@ -13,7 +14,9 @@ import org.springframework.dao.DuplicateKeyException;
  * delays another) claims rows, at most as many as its {@link QueueSlots} may hold ({@link QueueSlots#claimable()}),
  * and hands each to the {@link StepExecutor}, where it waits for a slot. It never hears from a step again: the step
  * gives back its claim, and an ended claim wakes the poller. It polls at once when local work arrives, when the node's
- * {@link WorkProbe} finds work other nodes made, and when the next row it knows of falls due.
+ * {@link WorkProbe} finds work other nodes made, and when the next row it knows of falls due. It picks nothing while
+ * {@code mayPick} says no: while the deploy check holds the node back ({@code DeployGuard}, which wakes it when it
+ * lets go).
  */
 final class QueuePoller {
 
@@ -44,6 +47,7 @@ final class QueuePoller {
     private final long batchWindowNanos;
     private final QueueSlots slots;
     private final BackgroundLoop loop;
+    private final BooleanSupplier mayPick;
     private volatile boolean paused;
     /** While claims are about to end, the pick waits for them until this time (System.nanoTime); 0 when not. */
     private long gatherUntil;
@@ -56,7 +60,7 @@ final class QueuePoller {
 
     QueuePoller(String name, QueueSettings settings, Map<String, List<Integer>> machines,
             ClaimRepository claims, StepExecutor executor, EngineEvents events, NodeLifecycle lifecycle,
-            String nodeId, EngineSettings engine) {
+            String nodeId, EngineSettings engine, BooleanSupplier mayPick) {
         this.name = name;
         this.settings = settings;
         this.machines = Map.copyOf(machines);
@@ -64,6 +68,7 @@ final class QueuePoller {
         this.executor = executor;
         this.events = events;
         this.nodeId = nodeId;
+        this.mayPick = mayPick;
         this.lease = engine.leaseTtl();
         this.pollInterval = engine.pollInterval();
         this.batchWindowNanos = engine.batchWindow().toNanos();
@@ -136,8 +141,8 @@ final class QueuePoller {
         boolean byProbe = wokenByProbe;
         wokenByProbe = false;
         int limit = slots.claimable();
-        if (paused || limit <= 0) {
-            return LONGEST_PAUSE; // resumed, or a claim ends: either wakes the poller
+        if (paused || limit <= 0 || !mayPick.getAsBoolean()) {
+            return LONGEST_PAUSE; // resumed, a claim ends, or the deploy check lets go: each wakes the poller
         }
         Duration gathering = gatherEndingClaims(limit);
         if (gathering != null) {

@@ -19,10 +19,12 @@
  * and wakes the poller or sweep it concerns.
  * The {@code Heartbeat} keeps claims alive and renews the node's registration ({@code NodeRegistry}); the
  * {@code Reaper} returns crashed claims and the registry looks for stranded instances; {@code AwaitDeadlines} fires
- * the deadlines of parked instances; each runs in a supervised {@code BackgroundLoop}. All SQL lives in the
- * repositories, one per part that runs it ({@code ClaimRepository}, {@code TransitionRepository},
- * {@code StartRepository}, {@code QueryRepository}, {@code SignalRepository}, {@code NodeRepository},
- * {@code DeadlineRepository}, {@code ProbeRepository}), sharing one {@code StatementPlanning} (docs/DESIGN.md, "Where the SQL lives").
+ * the deadlines of parked instances; each runs in a supervised {@code BackgroundLoop}. The {@code DeployGuard} checks
+ * at the start whether the node's code can run what is in flight ({@link dev.durable.runtime.DeployCheck}, read by
+ * the {@code InFlightRepository}) and may hold the pollers back. All SQL lives in the repositories, one per part that
+ * runs it ({@code ClaimRepository}, {@code TransitionRepository}, {@code StartRepository}, {@code QueryRepository},
+ * {@code SignalRepository}, {@code NodeRepository}, {@code DeadlineRepository}, {@code ProbeRepository},
+ * {@code InFlightRepository}, ...), sharing one {@code StatementPlanning} (docs/DESIGN.md, "Where the SQL lives").
  */
 @NullMarked
 package dev.durable.runtime;

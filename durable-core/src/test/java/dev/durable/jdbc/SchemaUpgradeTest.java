@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
+import dev.durable.InFlightReport;
 import dev.durable.InstanceQuery;
 import dev.durable.Outcome;
 import dev.durable.Schedule;
@@ -97,7 +98,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
                 "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
-                "durable-schema-v8", "durable-schema-v9");
+                "durable-schema-v8", "durable-schema-v9", "durable-schema-v10");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
                 "cancel_with_parent", "children_started", "children_ended", "awaits_children"))
@@ -112,10 +113,21 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_ended")).isTrue();
         for (String index : List.of("durable_instance_unique_key", "durable_instance_correlation_key",
-                "durable_instance_parent", "durable_history_instance")) {
+                "durable_instance_parent", "durable_history_instance", "durable_instance_step")) {
             assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                     Boolean.class, SCHEMA + "." + index)).as(index).isTrue();
         }
+
+        // What is in flight reads the rows written before the upgrade, through the index the upgrade built.
+        InFlightReport inFlight = engines.build("reporter", settings -> settings.schema(SCHEMA), orders(), heartbeat())
+                .client().inFlight();
+        assertThat(inFlight.groups()).extracting(group -> group.describe() + " " + group.count() + " "
+                + group.pendingSignals()).containsExactly(
+                        "orders v1 at step 'pay' (runnable) 1 {paid=1}",
+                        "orders v1 at step 'pay' (executing) 1 {paid=1}",
+                        "orders v1 at step 'pay' (awaiting_signal) 1 {}");
+        assertThat(inFlight.failed()).extracting(InFlightReport.Group::describe)
+                .containsExactly("orders v1 at step 'pay' (failed)");
 
         // The upgraded database runs on: the engine registers its node, the crashed claim is reaped and re-run,
         // and every live instance finishes; the ended ones stay as they were. The new schedule table takes the

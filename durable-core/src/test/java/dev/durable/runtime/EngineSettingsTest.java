@@ -23,6 +23,8 @@ class EngineSettingsTest {
         assertThat(settings.toBuilder().maxZombies(3).build()).isNotEqualTo(settings);
         assertThat(settings.toBuilder().queue("mail", QueueSettings.concurrency(4)).build()).isNotEqualTo(settings);
         assertThat(settings.toString()).startsWith("EngineSettings[nodeName=n1, schema=public, leaseTtl=PT1M30S, ")
-                .contains("queues=", "mail", "stepTimeout=PT1M", "scheduleMisfireThreshold=PT1M", "retentionDone=null", "retentionBatchSize=1000]");
+                .contains("queues=", "mail", "stepTimeout=PT1M", "scheduleMisfireThreshold=PT1M", "retentionDone=null",
+                        "retentionBatchSize=1000", "deployCheck=WARN]");
+        assertThat(settings.toBuilder().deployCheck(DeployCheck.Mode.FAIL).build()).isNotEqualTo(settings);
     }
 }

@@ -202,20 +202,24 @@ class QueryPlanTest {
     void theLiveSummaryReadsOnlyThePartialIndexesOfUnfinishedStatuses() {
         String plan = explain(QueryRepository.SUMMARIZE_LIVE, new MapSqlParameterSource());
 
-        // Failed rows are read through their own index or the index of ended rows, whichever is cheaper.
-        assertThat(plan).contains("durable_instance_pick", "durable_instance_lease", "durable_instance_awaiting")
-                .containsPattern("durable_instance_(failed|ended)").doesNotContain("Seq Scan");
+        // Each status through a partial index of unfinished (or ended) rows, whichever is cheaper: runnable and parked
+        // rows through their own or the index of what is in flight, failed ones through theirs or the ended rows'.
+        assertThat(plan).contains("durable_instance_lease")
+                .containsPattern("durable_instance_(pick|step)").containsPattern("durable_instance_(awaiting|step)")
+                .containsPattern("durable_instance_(failed|ended|step)").doesNotContain("Seq Scan");
     }
 
     /**
      * The stranded-instances watch, run by every node on each reaper run: the runnable rows through the partial
-     * pick index, anti-joined to the handful of live machine versions; never the history.
+     * pick index (or the index of what is in flight, which holds them in machine order), anti-joined to the handful of
+     * live machine versions; never the history.
      */
     @Test
     void theStrandedWatchReadsOnlyTheRunnableRows() {
         String plan = explain(NodeRepository.STRANDED, new MapSqlParameterSource().addValue("liveSeconds", 60.0));
 
-        assertThat(plan).contains("durable_instance_pick").doesNotContain("Seq Scan on durable_instance");
+        assertThat(plan).containsPattern("durable_instance_(pick|step)")
+                .doesNotContain("Seq Scan on durable_instance");
     }
 
     /**
@@ -411,6 +415,39 @@ class QueryPlanTest {
                 .doesNotContain("Seq Scan");
         assertThat(retry).containsPattern("Index Scan using durable_instance_\\w+ on durable_instance d")
                 .contains("durable_instance_unique ").doesNotContain("Seq Scan");
+    }
+
+    /**
+     * What is in flight, read group by group through durable_instance_step (docs/DESIGN.md, "What is in flight"): the
+     * groups by a loose index scan (one probe each) and each counted up to its cap there; a group's sample through the
+     * same index in id order, all of a small group or a spread over the ids of a large one (a probe per point); the
+     * executing rows through the lease index; the pending signals through the inbox index, joined by primary key.
+     * Never a scan of the table.
+     */
+    @Test
+    void whatIsInFlightIsReadGroupByGroupThroughIndexes() {
+        String groups = explain(new LiteralLimits(InFlightRepository.GROUPS).with(InFlightRepository.COUNT_LIMIT + 1),
+                new MapSqlParameterSource());
+        MapSqlParameterSource group = new MapSqlParameterSource().addValue("machine", "m").addValue("version", 1)
+                .addValue("step", "s").addValue("status", "runnable", Types.VARCHAR);
+        String sample = explain(new LiteralLimits(InFlightRepository.SAMPLE).with(InFlightRepository.SAMPLE_SIZE),
+                group);
+        String spread = explain(new LiteralLimits(InFlightRepository.SAMPLE_SPREAD)
+                .with(InFlightRepository.SAMPLE_SIZE - 1), group);
+        String executing = explain(new LiteralLimits(InFlightRepository.EXECUTING)
+                .with(InFlightRepository.SAMPLE_SIZE), new MapSqlParameterSource());
+        String signals = explain(new LiteralLimits(InFlightRepository.PENDING_SIGNALS)
+                .with(InFlightRepository.SIGNAL_LIMIT + 1), new MapSqlParameterSource());
+
+        assertThat(groups).contains("Recursive Union").contains("durable_instance_step")
+                .containsPattern("Index Cond: \\(ROW\\(machine, machine_version, step, status\\) > ROW\\(")
+                .doesNotContain("Seq Scan");
+        assertThat(sample).contains("durable_instance_step").doesNotContain("Seq Scan").doesNotContain("Sort");
+        assertThat(spread).contains("durable_instance_step").contains("Function Scan on generate_series")
+                .doesNotContain("Seq Scan");
+        assertThat(executing).contains("durable_instance_lease").doesNotContain("Seq Scan");
+        assertThat(signals).contains("durable_signal_inbox").contains("durable_instance_pkey")
+                .doesNotContain("Seq Scan");
     }
 
     /** A crashed step's hand-back reaches its row by primary key, like every fenced write. */

@@ -13,4 +13,9 @@ public final class EngineTestHooks {
     public static long reapNow(DurableEngine engine) {
         return engine.reapNow();
     }
+
+    /** How many polls of {@code engine} its deploy check kept from picking. */
+    public static long pollsHeldByDeployCheck(DurableEngine engine) {
+        return engine.pollsHeldByDeployCheck();
+    }
 }

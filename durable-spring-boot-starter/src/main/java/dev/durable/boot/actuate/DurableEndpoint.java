@@ -4,12 +4,14 @@ import dev.durable.BulkResult;
 import dev.durable.CancelResult;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
+import dev.durable.InFlightReport;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
 import dev.durable.SignalResult;
 import dev.durable.StoredSchedule;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineStats;
 import dev.durable.runtime.NodeState;
@@ -54,6 +56,9 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>{@code GET /actuator/durable/instances?machine=order&status=failed&limit=50}: a page of the instances the
  *       query parameters select (see {@link InstanceFilter}); {@code GET /actuator/durable/holder?uniqueKey=...}: the
  *       instance holding a unique key;</li>
+ *   <li>{@code GET /actuator/durable/in-flight}: what is in flight, as the in-flight file holds it (save the answer to
+ *       keep it, docs/DESIGN.md, "The in-flight file"); {@code GET /actuator/durable/deploy-check}: whether this
+ *       node's code can run it, a verdict per group (docs/DESIGN.md, "The deploy check");</li>
  *   <li>{@code POST /actuator/durable/instances} with {@code {"action":"cancel","filter":{...}}} or
  *       {@code {"action":"retry","filter":{...}}}: a bulk cancel or retry of one page of the filter's instances;
  *       {@code POST /actuator/durable/holder} with {@code {"uniqueKey":"order:42","action":"cancel"}} or
@@ -103,7 +108,7 @@ public class DurableEndpoint {
         NodeDescriptor node = new NodeDescriptor(engine.nodeId(), label(engine.state()),
                 engine.databaseError().map(e -> e.getClass().getName() + ": " + e.getMessage()).orElse(null),
                 engine.inFlight(), engine.zombies(), engine.hasTooManyZombies(), stats.reaperLastRun(),
-                stats.reaped());
+                stats.reaped(), engine.heldByDeployCheck());
         List<MachineDescriptor> machines = engine.machines().all().stream().map(DurableEndpoint::describe).toList();
         Map<String, QueueSummary> summaries = new TreeMap<>();
         String summaryError = null;
@@ -371,6 +376,36 @@ public class DurableEndpoint {
                 result.more());
     }
 
+    /**
+     * {@code GET /actuator/durable/in-flight}: what is in flight now, exactly as {@link InFlightReport#toJson()}
+     * writes it, so that the answer saved to a file reads back with {@link InFlightReport#read}.
+     */
+    JsonNode inFlight() {
+        return JSON.readTree(engine.client().inFlight().toJson());
+    }
+
+    /**
+     * {@code GET /actuator/durable/deploy-check}: whether this node's code can run what is in flight in the database
+     * now, a verdict per group, with what to do about each problem.
+     */
+    DeployCheckDescriptor deployCheck() {
+        DeployCheck check = engine.checkDeploy();
+        return new DeployCheckDescriptor(check.passed(), engine.heldByDeployCheck(),
+                check.problems().stream().map(DurableEndpoint::describe).toList(),
+                check.problemsIfRetried().stream().map(DurableEndpoint::describe).toList(),
+                check.findings().stream().filter(finding -> !finding.isProblem()).map(DurableEndpoint::describe)
+                        .toList(),
+                List.copyOf(check.machinesNotChecked()), check.report().takenAt());
+    }
+
+    private static FindingDescriptor describe(DeployCheck.Finding finding) {
+        InFlightReport.Group group = finding.group();
+        DeployCheck.Verdict verdict = finding.verdict();
+        return new FindingDescriptor(group.machine(), group.version(), group.step(), group.status().label(),
+                group.count(), group.countExact(), verdict.kind().name(), verdict.reason(), verdict.droppedPaths(),
+                verdict.runsAsVersion(), verdict.runsAsStep(), finding.isProblem() ? finding.advice() : null);
+    }
+
     private static @Nullable Object payload(@Nullable String json) {
         if (json == null) {
             return null;
@@ -495,7 +530,36 @@ public class DurableEndpoint {
      * @param reaped         expired claims this node's reaper returned to runnable since start
      */
     public record NodeDescriptor(String id, String state, @Nullable String databaseError, int inFlight, int zombies,
-            boolean tooManyZombies, @Nullable Instant reaperLastRun, long reaped) {
+            boolean tooManyZombies, @Nullable Instant reaperLastRun, long reaped, boolean heldByDeployCheck) {
+    }
+
+    /**
+     * What {@code GET /actuator/durable/deploy-check} answers.
+     *
+     * @param passed             whether this node's code can run every unfinished instance
+     * @param heldByDeployCheck  whether this node picks from no queue because its check at start has not passed
+     *                           ({@code durable.deploy-check=fail})
+     * @param problems           the groups of unfinished instances the code cannot run
+     * @param problemsIfRetried  the groups of failed instances the code could not run if they were retried
+     * @param runnable           the groups the code runs
+     * @param machinesNotChecked machines in flight of which this node registers no version
+     * @param takenAt            when the database was read, by its clock
+     */
+    public record DeployCheckDescriptor(boolean passed, boolean heldByDeployCheck, List<FindingDescriptor> problems,
+            List<FindingDescriptor> problemsIfRetried, List<FindingDescriptor> runnable,
+            List<String> machinesNotChecked, Instant takenAt) implements OperationResponseBody {
+    }
+
+    /**
+     * The verdict on one group of instances.
+     *
+     * @param count        how many instances; a lower bound when {@code countExact} is false
+     * @param verdict      RUNNABLE, STEP_MISSING, VERSION_NOT_REGISTERED, DOES_NOT_BIND, BINDS_LOSSILY or UPCAST_FAILED
+     * @param advice       what to do about a problem; null for a runnable group
+     */
+    public record FindingDescriptor(String machine, int version, String step, String status, long count,
+            boolean countExact, String verdict, String reason, List<String> droppedPaths,
+            @Nullable Integer runsAsVersion, @Nullable String runsAsStep, @Nullable String advice) {
     }
 
     /** A registered machine version. */

@@ -19,10 +19,11 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * {@code {"error":"Unknown queue 'orderz' on this node","queues":["default","orders"]}}. Without it, Spring Boot
  * would answer a bare {@code 400 Bad Request}, since it hides exception messages from clients.
  *
- * <p>In the place of an instance's id, the path {@code /actuator/durable/{id}} takes two names: {@code instances}
- * (search with query parameters, bulk retry and cancel with a filter) and {@code holder} (the instance holding a
- * unique key: read it, signal it, cancel it). They share the one path because Spring Boot makes a selector a path
- * variable named after it, so a second path of one segment would collide with the id's.
+ * <p>In the place of an instance's id, the path {@code /actuator/durable/{id}} takes four names: {@code instances}
+ * (search with query parameters, bulk retry and cancel with a filter), {@code holder} (the instance holding a
+ * unique key: read it, signal it, cancel it), {@code in-flight} (what is in flight, as its file holds it) and
+ * {@code deploy-check} (whether this node's code can run it). They share the one path because Spring Boot makes a
+ * selector a path variable named after it, so a second path of one segment would collide with the id's.
  */
 @EndpointWebExtension(endpoint = DurableEndpoint.class)
 public class DurableEndpointWebExtension {
@@ -31,6 +32,10 @@ public class DurableEndpointWebExtension {
     static final String INSTANCES = "instances";
     /** The path segment of the operations on the holder of a unique key, in the place of an id. */
     static final String HOLDER = "holder";
+    /** The path segment of what is in flight, in the place of an id. */
+    static final String IN_FLIGHT = "in-flight";
+    /** The path segment of the deploy check, in the place of an id. */
+    static final String DEPLOY_CHECK = "deploy-check";
 
     private final DurableEndpoint delegate;
 
@@ -42,7 +47,8 @@ public class DurableEndpointWebExtension {
      * {@code GET /actuator/durable/{id}}: one instance; {@code GET /actuator/durable/instances?machine=order&...}: a
      * page of the instances the criteria select (named as in {@link InstanceFilter}; taken as text, so that a bad
      * one is answered with what is wrong); {@code GET /actuator/durable/holder?uniqueKey=order:42}: the instance
-     * holding the key.
+     * holding the key; {@code GET /actuator/durable/in-flight}: what is in flight; {@code GET
+     * /actuator/durable/deploy-check}: the deploy check of this node's code against the database.
      */
     @ReadOperation
     public WebEndpointResponse<Object> instance(@Selector String id, SecurityContext securityContext,
@@ -73,6 +79,8 @@ public class DurableEndpointWebExtension {
                 return delegate.instances(InstanceFilter.parse(criteria), securityContext);
             });
             case HOLDER -> answer(() -> delegate.holder(uniqueKey, securityContext));
+            case IN_FLIGHT -> answer(delegate::inFlight);
+            case DEPLOY_CHECK -> answer(delegate::deployCheck);
             default -> withId(id, instance -> answer(() -> {
                 Object found = delegate.instance(instance, securityContext);
                 if (found == null) {

@@ -1,15 +1,19 @@
 package dev.durable.boot.actuate;
 
+import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.NodeState;
+import java.time.Duration;
+import java.util.List;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * The health of this node's engine, from what the engine knows (no query runs): {@code UP} while running,
  * {@code DOWN} while the database cannot be reached (with the error) or when more steps than
- * {@code durable.max-zombies} ignored their interrupt, {@code OUT_OF_SERVICE} while draining or stopped,
- * {@code UNKNOWN} before it started.
+ * {@code durable.max-zombies} ignored their interrupt, {@code OUT_OF_SERVICE} while draining or stopped, and while
+ * the deploy check keeps it from picking ({@code durable.deploy-check=fail}, with the groups of instances its code
+ * cannot run and what to do), {@code UNKNOWN} before it started.
  */
 public class DurableHealthIndicator implements HealthIndicator {
 
@@ -37,10 +41,26 @@ public class DurableHealthIndicator implements HealthIndicator {
             engine.databaseError().ifPresent(error -> health.withDetail("error",
                     error.getClass().getName() + ": " + error.getMessage()));
         }
+        if (engine.heldByDeployCheck() && state == NodeState.RUNNING) {
+            health.outOfService().withDetail("reason", "durable.deploy-check=fail: this node picks from no queue until"
+                    + " its code can run every unfinished instance; it checks again every "
+                    + spoken(engine.settings().reaperInterval()) + " (set durable.deploy-check=warn to pick now)");
+            engine.lastDeployCheck().ifPresentOrElse(
+                    check -> health.withDetail("deployCheck", check.problems().stream()
+                            .map(DeployCheck.Finding::describe).toList()),
+                    () -> health.withDetail("deployCheck", List.of("not answered yet: the database could not be"
+                            + " read")));
+        }
         if (engine.hasTooManyZombies()) {
             health.down().withDetail("reason", engine.zombies() + " steps ignored their interrupt and still run"
                     + " (more than durable.max-zombies = " + engine.settings().maxZombies() + "); restart this node");
         }
         return health.build();
+    }
+
+    /** {@code 30s}, {@code 500ms}: a duration as a property is written. */
+    private static String spoken(Duration duration) {
+        long millis = duration.toMillis();
+        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
     }
 }

@@ -1,5 +1,6 @@
 package dev.durable.boot.autoconfigure;
 
+import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
 import java.time.Duration;
@@ -114,6 +115,13 @@ public final class DurableProperties {
      */
     private final Duration scheduleMisfireThreshold;
 
+    /**
+     * What this node does at its start with the check of what is in flight against its code: 'off'; 'warn' to log a
+     * WARN for each group of instances its code cannot run; 'fail' to also pick from no queue (the application starts,
+     * the health is OUT_OF_SERVICE) until its code can run them all, checked again every reaper-interval.
+     */
+    private final DeployCheck.Mode deployCheck;
+
     /** How long ended instances are kept before every node's retention sweep deletes them. */
     private final Retention retention;
 
@@ -133,7 +141,8 @@ public final class DurableProperties {
             @DefaultValue("" + EngineSettings.DEFAULT_MAX_ZOMBIES) int maxZombies,
             @Nullable Duration outcomeRetryTimeout, @Nullable Duration maxRetryBackoff, @Nullable Duration batchWindow,
             @DefaultValue("" + EngineSettings.DEFAULT_INLINE_NEXT_STEPS) boolean inlineNextSteps,
-            @Nullable Duration scheduleMisfireThreshold, @DefaultValue Retention retention,
+            @Nullable Duration scheduleMisfireThreshold, DeployCheck.@Nullable Mode deployCheck,
+            @DefaultValue Retention retention,
             @DefaultValue History history, @DefaultValue Metrics metrics) {
         this.enabled = enabled;
         this.nodeName = nodeName;
@@ -156,6 +165,7 @@ public final class DurableProperties {
         this.inlineNextSteps = inlineNextSteps;
         this.scheduleMisfireThreshold = orDefault(scheduleMisfireThreshold,
                 EngineSettings.DEFAULT_SCHEDULE_MISFIRE_THRESHOLD);
+        this.deployCheck = Objects.requireNonNullElse(deployCheck, EngineSettings.DEFAULT_DEPLOY_CHECK);
         this.retention = retention;
         this.history = history;
         this.metrics = metrics;
@@ -244,6 +254,10 @@ public final class DurableProperties {
 
     public Duration getScheduleMisfireThreshold() {
         return scheduleMisfireThreshold;
+    }
+
+    public DeployCheck.Mode getDeployCheck() {
+        return deployCheck;
     }
 
     public Retention getRetention() {

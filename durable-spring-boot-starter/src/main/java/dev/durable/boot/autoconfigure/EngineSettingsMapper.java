@@ -56,6 +56,7 @@ final class EngineSettingsMapper {
                     EngineSettings.Builder::inlineNextSteps),
             new Mapping<>("scheduleMisfireThreshold", DurableProperties::getScheduleMisfireThreshold,
                     EngineSettings.Builder::scheduleMisfireThreshold),
+            new Mapping<>("deployCheck", DurableProperties::getDeployCheck, EngineSettings.Builder::deployCheck),
             new Mapping<>("history", properties -> properties.getHistory().isEnabled(),
                     EngineSettings.Builder::history),
             new Mapping<>("retention.done", properties -> properties.getRetention().getDone(),

@@ -1,0 +1,231 @@
+package dev.durable.runtime;
+
+import static dev.durable.runtime.InFlightTest.insert;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durable.InFlightReport;
+import dev.durable.InstanceStatus;
+import dev.durable.Outcome;
+import dev.durable.json.JacksonJsonCodec;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineRegistry;
+import dev.durable.testing.EngineFixture;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The deploy check (docs/DESIGN.md, "The deploy check"): a verdict per group of what is in flight, from the database
+ * (the sampled states as stored) and from an exported report (a skeleton per shape), with the first classifier (is
+ * the version registered, the step declared, does the state read).
+ */
+class DeployCheckTest {
+
+    record Line(String sku, int qty) {
+    }
+
+    /** Version 1 of the order's state. */
+    record Order(String reservation, List<Line> lines) {
+    }
+
+    /** Version 3: the lines became a map of quantities by SKU, which a stored array does not read as. */
+    record OrderByLines(String reservation, Map<String, Integer> lines) {
+    }
+
+    @RegisterExtension
+    final EngineFixture engines = new EngineFixture();
+
+    private static final String V1_STATE = "{\"reservation\": \"R-1\", \"lines\": [{\"sku\": \"A\", \"qty\": 2}]}";
+
+    private static MachineDefinition orderV1() {
+        return MachineDefinition.builder("order", 1, Order.class)
+                .initialStep("pay")
+                .step("pay", (state, ctx) -> Outcome.next("ship", state))
+                .step("ship", (state, ctx) -> Outcome.done())
+                .build();
+    }
+
+    private static MachineDefinition orderV3() {
+        return MachineDefinition.builder("order", 3, OrderByLines.class)
+                .step("pay", (state, ctx) -> Outcome.done())
+                .build();
+    }
+
+    /** Rows of every verdict the first classifier gives, and of a machine this code does not have. */
+    private static void rowsOfEveryVerdict() {
+        insert("order", 1, "pay", "awaiting_signal", V1_STATE);
+        insert("order", 1, "pack", "runnable", V1_STATE);
+        insert("order", 2, "pay", "runnable", V1_STATE);
+        insert("order", 3, "pay", "runnable", V1_STATE);
+        insert("order", 1, "wrap", "failed", V1_STATE);
+        insert("order", 1, "ship", "failed", V1_STATE);
+        insert("invoice", 1, "send", "runnable", "{}");
+    }
+
+    @Test
+    void eachGroupInTheDatabaseGetsTheVerdictOfTheNodesCode() {
+        rowsOfEveryVerdict();
+        DurableEngine node = engines.build("new-code", UnaryOperator.identity(), orderV1(), orderV3());
+
+        DeployCheck check = node.checkDeploy();
+
+        assertThat(check.findings()).extracting(finding -> finding.group().describe() + " " + finding.verdict().kind())
+                .containsExactly(
+                        "order v1 at step 'pack' (runnable) STEP_MISSING",
+                        "order v1 at step 'pay' (awaiting_signal) RUNNABLE",
+                        "order v2 at step 'pay' (runnable) VERSION_NOT_REGISTERED",
+                        "order v3 at step 'pay' (runnable) DOES_NOT_BIND",
+                        "order v1 at step 'ship' (failed) RUNNABLE",
+                        "order v1 at step 'wrap' (failed) STEP_MISSING");
+        assertThat(check.passed()).isFalse();
+        assertThat(check.problems()).hasSize(3);
+        assertThat(check.problemsIfRetried()).singleElement()
+                .satisfies(finding -> assertThat(finding.group().step()).isEqualTo("wrap"));
+        assertThat(check.machinesNotChecked()).containsExactly("invoice");
+        assertThat(reason(check, "pack")).isEqualTo("order v1 declares the steps [pay, ship], not 'pack'");
+        assertThat(reason(check, 2)).isEqualTo("this code registers order [v1, v3], not v2");
+        assertThat(reason(check, 3)).startsWith("1 of 1 sampled states do not read as "
+                + OrderByLines.class.getName() + ": ").contains("Map");
+    }
+
+    @Test
+    void aProblemIsDescribedForAnOperatorWithCountVerdictReasonAndWhatToDo() {
+        insert("order", 2, "pay", "runnable", V1_STATE);
+        insert("order", 2, "pay", "runnable", V1_STATE);
+        insert("order", 1, "wrap", "failed", V1_STATE);
+
+        DeployCheck check = engines.build("new-code", UnaryOperator.identity(), orderV1(), orderV3()).checkDeploy();
+
+        assertThat(check.problems()).singleElement().extracting(DeployCheck.Finding::describe).asString()
+                .isEqualTo("2 instances of machine order v2 at step 'pay' (runnable) cannot run on this code:"
+                        + " VERSION_NOT_REGISTERED (this code registers order [v1, v3], not v2). Register order v2"
+                        + " again (its definition alongside the new one, until its instances end), keep a node running"
+                        + " v2 until they end, or upcast them to a registered version.");
+        assertThat(check.describe()).startsWith("1 group of unfinished instances cannot run on this code:")
+                .contains("1 instance of machine order v1 at step 'wrap' (failed) would not run if retried:"
+                        + " STEP_MISSING");
+    }
+
+    @Test
+    void aCheckWhoseOnlyProblemsAreFailedInstancesPasses() {
+        insert("order", 1, "pay", "awaiting_signal", V1_STATE);
+        insert("order", 1, "wrap", "failed", V1_STATE);
+
+        DeployCheck check = engines.build("new-code", UnaryOperator.identity(), orderV1()).checkDeploy();
+
+        assertThat(check.passed()).isTrue();
+        assertThat(check.problemsIfRetried()).hasSize(1);
+        assertThat(check.describe()).startsWith("The code can run every unfinished instance (1 groups checked);"
+                + " 1 groups of failed instances would not run if retried:");
+    }
+
+    @Test
+    void anExportedReportGetsTheVerdictsTheDatabaseGets() {
+        rowsOfEveryVerdict();
+        DurableEngine node = engines.build("new-code", UnaryOperator.identity(), orderV1(), orderV3());
+        InFlightReport exported = node.client().inFlight();
+
+        DeployCheck fromFile = DeployCheck.against(exported, node.machines(), new JacksonJsonCodec());
+        DeployCheck fromDatabase = node.checkDeploy();
+
+        assertThat(fromFile.findings()).extracting(finding -> finding.verdict().kind())
+                .containsExactlyElementsOf(fromDatabase.findings().stream().map(f -> f.verdict().kind()).toList());
+        assertThat(fromFile.machinesNotChecked()).containsExactly("invoice");
+        assertThat(fromFile.report()).isEqualTo(exported);
+    }
+
+    /**
+     * The documented limit of a check against a file: it holds shapes, not values, so a scalar whose type changed (a
+     * string now read as a number) reads from the skeleton and fails only against the stored values.
+     */
+    @Test
+    void aScalarTypeChangeIsSeenAgainstTheDatabaseOnly() {
+        record Priced(String reservation, BigDecimal amount) {
+        }
+        insert("priced", 1, "pay", "runnable", "{\"reservation\": \"R-1\", \"amount\": \"twelve\"}");
+        MachineDefinition priced = MachineDefinition.builder("priced", 1, Priced.class)
+                .step("pay", (state, ctx) -> Outcome.done()).build();
+        DurableEngine node = engines.build("new-code", UnaryOperator.identity(), priced);
+
+        assertThat(node.checkDeploy().problems()).singleElement()
+                .satisfies(finding -> assertThat(finding.verdict().kind())
+                        .isEqualTo(DeployCheck.Verdict.Kind.DOES_NOT_BIND));
+        assertThat(DeployCheck.against(node.client().inFlight(), node.machines(), new JacksonJsonCodec()).passed())
+                .isTrue();
+    }
+
+    enum Carrier { POST, COURIER }
+
+    /** A state whose fields each read only some leaf values: what a skeleton's neutral leaves must satisfy. */
+    record Shipment(String reservation, Carrier carrier, UUID tracking, Instant sentAt, BigDecimal weight, int parcels,
+            boolean insured, List<String> notes, Map<String, Integer> counts) {
+    }
+
+    /** A state that refuses a null string. */
+    record Checked(String reservation) {
+        Checked {
+            Objects.requireNonNull(reservation, "reservation");
+        }
+    }
+
+    @Test
+    void aSkeletonReadsAsEnumsUuidsTimesNumbersAndAsStringsAConstructorChecks() {
+        JacksonJsonCodec codec = new JacksonJsonCodec();
+        Shipment shipment = new Shipment("R-1", Carrier.COURIER, UUID.randomUUID(), Instant.now(), BigDecimal.TEN, 2,
+                true, List.of("fragile"), Map.of("A", 1));
+        MachineRegistry machines = MachineRegistry.of(
+                MachineDefinition.builder("shipment", 1, Shipment.class).step("send", (s, c) -> Outcome.done())
+                        .build(),
+                MachineDefinition.builder("checked", 1, Checked.class).step("send", (s, c) -> Outcome.done())
+                        .build());
+        InFlightReport report = report(
+                group("shipment", StateShapes.of(codec.write(shipment))),
+                group("checked", StateShapes.of(codec.write(new Checked("R-2")))));
+
+        DeployCheck check = DeployCheck.against(report, machines, codec);
+
+        assertThat(check.findings()).extracting(finding -> finding.verdict().kind())
+                .containsOnly(DeployCheck.Verdict.Kind.RUNNABLE);
+    }
+
+    @Test
+    void aShapeWhoseStructureChangedDoesNotReadAndNamesTheShape() {
+        InFlightReport report = report(new InFlightReport.Group("order", 3, "pay", InstanceStatus.RUNNABLE, 50, true,
+                50, List.of(
+                        new InFlightReport.Shape(StateShapes.of("{\"reservation\": \"R\", \"lines\": {\"A\": 1}}"), 47),
+                        new InFlightReport.Shape(StateShapes.of(V1_STATE), 3)), Map.of()));
+
+        DeployCheck check = DeployCheck.against(report, MachineRegistry.of(orderV3()), new JacksonJsonCodec());
+
+        assertThat(check.problems()).singleElement().satisfies(finding -> {
+            assertThat(finding.verdict().kind()).isEqualTo(DeployCheck.Verdict.Kind.DOES_NOT_BIND);
+            assertThat(finding.verdict().reason()).startsWith("shape 2 of 2 (3 of 50 sampled): 1 of 1 sampled states"
+                    + " do not read as " + OrderByLines.class.getName());
+        });
+    }
+
+    private static String reason(DeployCheck check, String step) {
+        return check.findings().stream().filter(f -> f.group().step().equals(step)).findFirst().orElseThrow()
+                .verdict().reason();
+    }
+
+    private static String reason(DeployCheck check, int version) {
+        return check.findings().stream().filter(f -> f.group().version() == version).findFirst().orElseThrow()
+                .verdict().reason();
+    }
+
+    private static InFlightReport.Group group(String machine, List<String> shape) {
+        return new InFlightReport.Group(machine, 1, "send", InstanceStatus.RUNNABLE, 1, true, 1,
+                List.of(new InFlightReport.Shape(shape, 1)), Map.of());
+    }
+
+    private static InFlightReport report(InFlightReport.Group... groups) {
+        return new InFlightReport(Instant.now(), 50, 10_000, 10_000, true, List.of(groups), List.of());
+    }
+}
