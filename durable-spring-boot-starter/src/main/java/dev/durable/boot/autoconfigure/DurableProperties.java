@@ -116,6 +116,13 @@ public final class DurableProperties {
     /** The history of every instance's transitions. */
     private final History history;
 
+    /**
+     * What becomes of an instance whose step cannot run without losing stored data (its stored state would lose
+     * properties when read as its state type, or its upcast failed): suspend (it waits, unfinished, until an operator
+     * retries it) or fail. Either way the step is not run and the stored state is kept.
+     */
+    private final EngineSettings.LossyState lossyState;
+
     /** Metrics. */
     private final Metrics metrics;
 
@@ -130,7 +137,8 @@ public final class DurableProperties {
             @Nullable Duration outcomeRetryTimeout, @Nullable Duration maxRetryBackoff, @Nullable Duration batchWindow,
             @DefaultValue("" + EngineSettings.DEFAULT_INLINE_NEXT_STEPS) boolean inlineNextSteps,
             @Nullable Duration scheduleMisfireThreshold, @DefaultValue Retention retention,
-            @DefaultValue History history, @DefaultValue Metrics metrics) {
+            @DefaultValue History history, EngineSettings.@Nullable LossyState lossyState,
+            @DefaultValue Metrics metrics) {
         this.enabled = enabled;
         this.nodeName = nodeName;
         this.schema = schema;
@@ -153,6 +161,7 @@ public final class DurableProperties {
                 EngineSettings.DEFAULT_SCHEDULE_MISFIRE_THRESHOLD);
         this.retention = retention;
         this.history = history;
+        this.lossyState = lossyState == null ? EngineSettings.DEFAULT_LOSSY_STATE : lossyState;
         this.metrics = metrics;
     }
 
@@ -243,6 +252,10 @@ public final class DurableProperties {
 
     public History getHistory() {
         return history;
+    }
+
+    public EngineSettings.LossyState getLossyState() {
+        return lossyState;
     }
 
     public Metrics getMetrics() {
