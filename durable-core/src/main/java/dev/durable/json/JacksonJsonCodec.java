@@ -94,7 +94,8 @@ public final class JacksonJsonCodec implements JsonCodec {
         try {
             value = reader(type).readValue(json);
         } catch (JacksonException e) {
-            throw new JsonCodecException("Cannot read JSON as " + type.getTypeName() + ": " + e.getOriginalMessage(), e);
+            throw new JsonCodecException("Cannot read JSON as " + type.getTypeName() + ": " + e.getOriginalMessage(),
+                    e);
         } finally {
             if (outer == null) {
                 DroppedProperties.COLLECTING.remove();

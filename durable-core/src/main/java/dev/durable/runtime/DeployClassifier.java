@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  * What this node's code would do with the stored rows of one (machine, version, step), judged from sample states
  * before any of them is picked: a deploy check (docs/DESIGN.md, "Lossy states"). It asks {@link StatePreparation},
  * the code that prepares every picked row before its step runs, so its verdict is the runtime's: a row classified
- * {@link Verdict#BINDS_LOSSILY} is a row the runtime would suspend, one classified {@link Verdict#RUNNABLE} one it would
- * run. It runs nothing and reads no database.
+ * {@link Verdict#BINDS_LOSSILY} is a row the runtime would suspend, one classified {@link Verdict#RUNNABLE} one it
+ * would run. It runs nothing and reads no database.
  */
 final class DeployClassifier {
 

@@ -113,8 +113,8 @@ public final class DurableEngine implements AutoCloseable {
         this.committer = new Committer(new TransitionRepository(builder.dataSource, planning, history),
                 () -> queues.values().stream().mapToInt(queue -> queue.slots().running()).sum(), this::wake,
                 lifecycle, events, settings);
-        StepRunner runner = new StepRunner(machines, builder.codec, values, settings.lossyState(), settings.stepTimeout(),
-                parentId -> queries.children(parentId, builder.codec));
+        StepRunner runner = new StepRunner(machines, builder.codec, values, settings.lossyState(),
+                settings.stepTimeout(), parentId -> queries.children(parentId, builder.codec));
         this.executor = new StepExecutor(runner, committer, inFlight, events, stepThreads, timer, settings,
                 () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow, claims::returnCrashed);
         settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueuePoller(name, queueSettings,

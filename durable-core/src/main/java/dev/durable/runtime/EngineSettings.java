@@ -325,8 +325,8 @@ public final class EngineSettings {
         return Objects.hash(nodeName, schema, leaseTtl, heartbeatInterval, pollInterval, reaperInterval,
                 reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
                 virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps, history,
-                lossyState, scheduleMisfireThreshold, retentionDone, retentionFailed, retentionCancelled, retentionInterval,
-                retentionBatchSize);
+                lossyState, scheduleMisfireThreshold, retentionDone, retentionFailed, retentionCancelled,
+                retentionInterval, retentionBatchSize);
     }
 
     @Override

@@ -33,6 +33,10 @@ final class StatePreparation {
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .build();
 
+    /** How every reason for a failed upcast ends. */
+    private static final String KEPT = "; the step was not run, and the row's state, version and step are kept as"
+            + " stored";
+
     /** A prepared row: ready to run, refused, or of a version this node cannot run. */
     sealed interface Prepared permits Ready, Refused, Unregistered {
     }
@@ -139,9 +143,6 @@ final class StatePreparation {
                 ? new Upgrade(definition.version(), runs, upcast ? json : null) : null;
         return new Ready(definition, runs, stepDefinition, state, unreadable, upgrade);
     }
-
-    private static final String KEPT = "; the step was not run, and the row's state, version and step are kept as"
-            + " stored";
 
     /** The state of version {@code version} brought to {@code definition}'s version through its upcasters, as JSON. */
     private static String upcast(MachineDefinition definition, int version, String stateJson) throws UpcastFailure {

@@ -37,7 +37,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * row (docs/DESIGN.md, "Fencing" and pitfall P3); a write that matches no row lost its lease and changes nothing.
  * The ids are also given as {@code = ANY}, so that the planner reaches the rows through the primary key whatever
  * the batch size (a join with {@code unnest} alone can be planned as a hash join over a scan of the table). In each
- * statement, a NULL state (the step kept its state) leaves the stored one as it is.
+ * statement, a NULL state (the step kept its state) leaves the stored one as it is, and so do a NULL version and a
+ * NULL renamed step: only a row stored by older code gets them, its upgrade written by the outcome's own statement
+ * (docs/DESIGN.md, "Upcasting").
  *
  * <p>The writes run on the committer's thread, which carries no transaction: a batch of one statement commits on
  * its own, a batch of several runs in a transaction of its own. All go through {@link StatementPlanning#hot()}. The

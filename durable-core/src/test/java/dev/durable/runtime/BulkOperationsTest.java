@@ -161,8 +161,8 @@ class BulkOperationsTest {
                         + " page through with afterId; nothing was done");
         assertThatThrownBy(() -> client.bulkCancel(InstanceQuery.all().status(InstanceStatus.FAILED), "x"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("A bulk cancel acts on [runnable, executing, awaiting_signal, suspended] instances only, and"
-                        + " the query selects [failed]; nothing was done");
+                .hasMessage("A bulk cancel acts on [runnable, executing, awaiting_signal, suspended] instances only,"
+                        + " and the query selects [failed]; nothing was done");
         assertThatThrownBy(() -> client.bulkRetry(InstanceQuery.all().status(InstanceStatus.RUNNABLE)))
                 .hasMessage("A bulk retry acts on [suspended, failed] instances only, and the query selects [runnable];"
                         + " nothing was done");

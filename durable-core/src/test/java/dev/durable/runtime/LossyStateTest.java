@@ -142,8 +142,8 @@ class LossyStateTest {
                 == InstanceStatus.SUSPENDED);
 
         DurableInstance instance = client.find(id).orElseThrow();
-        assertThat(instance.lastError()).startsWith("The stored state of order v1 would lose [$.reservation] when read as "
-                + Order.class.getName());
+        assertThat(instance.lastError()).startsWith("The stored state of order v1 would lose [$.reservation] when"
+                + " read as " + Order.class.getName());
         assertThat(instance.step()).isEqualTo("pay");
         assertThat(instance.version()).isEqualTo(1);
         // Nothing ran and nothing was written back: the stored JSON and every column of data are as they were, and

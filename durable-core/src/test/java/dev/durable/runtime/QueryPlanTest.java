@@ -156,7 +156,8 @@ class QueryPlanTest {
                 .addValue("leaseMs", 60_000));
 
         assertThat(retry).contains("Index Scan using durable_instance_pkey").doesNotContain("Seq Scan");
-        assertThat(next).contains("Index Scan using durable_instance_pkey").doesNotContain("Seq Scan on durable_instance");
+        assertThat(next).contains("Index Scan using durable_instance_pkey")
+                .doesNotContain("Seq Scan on durable_instance");
     }
 
     /** An operator's retry of one failed or suspended instance locks it by primary key. */

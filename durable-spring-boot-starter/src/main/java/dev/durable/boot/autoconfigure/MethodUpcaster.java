@@ -3,16 +3,13 @@ package dev.durable.boot.autoconfigure;
 import dev.durable.boot.Upcast;
 import dev.durable.machine.StateUpcaster;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.util.ReflectionUtils;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -126,23 +123,7 @@ final class MethodUpcaster implements StateUpcaster {
         if (bound != null) {
             return bound;
         }
-        Object bean = beanFactory.getBean(beanName);
-        Method invocable;
-        try {
-            invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
-        } catch (IllegalStateException e) {
-            throw InvalidMachineBeanException.methods(beanName, userClass, List.of(annotated), "durable cannot call"
-                    + " the method on the bean, a " + bean.getClass().getName() + ": " + e.getMessage(), "Make the"
-                    + " method callable on the bean: declare it on an interface the bean's proxy implements, or have"
-                    + " Spring proxy the class (proxyTargetClass = true).");
-        }
-        ReflectionUtils.makeAccessible(invocable);
-        try {
-            bound = MethodHandles.lookup().unreflect(invocable).bindTo(bean).asType(ADAPTED);
-        } catch (IllegalAccessException e) {
-            throw InvalidMachineBeanException.methods(beanName, userClass, List.of(annotated), "durable cannot call"
-                    + " the method: " + e.getMessage(), "Make the method accessible (neither private nor static).");
-        }
+        bound = MethodInvoker.onBean(beanFactory, beanName, userClass, method, annotated).asType(ADAPTED);
         handle = bound;
         return bound;
     }

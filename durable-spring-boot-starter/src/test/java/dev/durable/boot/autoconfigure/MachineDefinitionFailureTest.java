@@ -143,7 +143,8 @@ class MachineDefinitionFailureTest {
                         TestMachines.TwoUpcastersForOneVersion.class.getName(),
                         "machine two-upcasters v3 declares two upcasters from version 2",
                         "@Upcast(fromVersion = 2) first(ObjectNode stored)",
-                        "@Upcast(fromVersion = 2) second(ObjectNode stored)", "Declare one @Upcast method per version"));
+                        "@Upcast(fromVersion = 2) second(ObjectNode stored)",
+                        "Declare one @Upcast method per version"));
     }
 
     @Test
