@@ -93,7 +93,7 @@ class BusinessKeysEndpointTest extends IntegrationTest {
         assertThat(status.status()).isEqualTo(400);
         assertThat(status.json().path("error").asString()).isEqualTo("Unknown instance status 'stuck'");
         assertThat(strings(status.json().path("statuses"))).containsExactly("runnable", "executing",
-                "awaiting_signal", "done", "failed", "cancelled");
+                "awaiting_signal", "suspended", "done", "failed", "cancelled");
 
         Http.Response limit = http.get("/actuator/durable/instances?limit=20000");
         assertThat(limit.status()).isEqualTo(400);
