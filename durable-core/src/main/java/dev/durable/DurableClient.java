@@ -101,13 +101,14 @@ public interface DurableClient {
     BulkResult bulkCancel(InstanceQuery query, @Nullable String reason);
 
     /**
-     * Retries, as {@link #retryFailed(long)} does, the failed instances among the first page {@code query} selects:
+     * Retries, as {@link #retryFailed(long)} does, the failed and suspended instances among the first page
+     * {@code query} selects:
      * at most its limit, and at most {@value InstanceQuery#MAX_BULK_LIMIT}, read oldest first and locked as in
      * {@link #bulkCancel(InstanceQuery, String)}. An instance whose unique key another instance holds now is skipped,
      * not retried; of several failed instances sharing a key, the latest is retried.
      *
      * @throws IllegalArgumentException if the query's limit is over {@value InstanceQuery#MAX_BULK_LIMIT}, or it
-     *                                  selects statuses other than failed only; nothing is written
+     *                                  selects neither failed nor suspended; nothing is written
      * @throws IllegalStateException    if a start took the unique key of one of the page's instances while the retry
      *                                  ran; nothing is retried, and the call can be made again
      */
@@ -186,7 +187,11 @@ public interface DurableClient {
      * Makes a failed instance runnable again at the step it failed at, with attempt 0 (an operator's decision
      * after fixing the cause). Its last error is kept until the next one.
      *
-     * @return whether the instance was failed and is now runnable; false if it is missing or not failed
+     * <p>Also resumes a {@linkplain InstanceStatus#SUSPENDED suspended} instance, once code that can run it without
+     * losing data is deployed (an upcaster, say): it is picked again at once, at the step and attempt it was
+     * suspended at. Should its state still not read whole, it is suspended again.
+     *
+     * @return whether the instance was failed or suspended and is now runnable; false if it is missing, or neither
      * @throws IllegalStateException if another instance now holds the instance's unique key
      */
     boolean retryFailed(long instanceId);

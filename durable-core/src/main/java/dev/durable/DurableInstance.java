@@ -45,7 +45,10 @@ public interface DurableInstance {
     /** How many times the current step has been re-run (see {@link StepContext#attempt()}). */
     int attempt();
 
-    /** When the instance may next be picked (while {@code runnable}). */
+    /**
+     * When the instance may next be picked (while {@code runnable}); the far future for a
+     * {@linkplain InstanceStatus#SUSPENDED suspended} one, which is picked only once an operator retries it.
+     */
     Instant eligibleAt();
 
     /** The last error of a step, or the reason a {@link Outcome#stop(String) stop} gave; kept until the next. */

@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  * @param leaseToken      the token of the claim the transition ended; {@code null} when none was held
  * @param at              when it was committed, on the database's clock
  * @param duration        how long the step ran, as its node measured it; {@code null} when no step ran
- * @param error           the failure behind a retry, a stop's or cancel's reason, why a claim ended without an outcome
+ * @param error           the failure behind a retry, a stop's or cancel's reason, why a claim ended without an outcome,
+ *                        why the instance was suspended
  * @param signalsConsumed the ids of the signals a {@code next} consumed
  */
 public record HistoryEntry(long id, long instanceId, String step, Event event, @Nullable String nextStep,
@@ -53,7 +54,14 @@ public record HistoryEntry(long id, long instanceId, String step, Event event, @
         /** A node handed a claim back: at shutdown, or a later start of it released an earlier start's claims. */
         RELEASE,
         /** The step died of an {@link Error} and its node handed the claim back. */
-        CRASH;
+        CRASH,
+        /**
+         * The step was not run: its stored state would lose properties, or its upcast failed, and the instance was
+         * suspended ({@link InstanceStatus#SUSPENDED}); the error says why.
+         */
+        SUSPEND,
+        /** An operator made the suspended instance runnable again ({@link DurableClient#retryFailed(long)}). */
+        RETRY_SUSPENDED;
 
         /** The lower-case name, as stored and as the actuator writes it. */
         public String label() {

@@ -12,7 +12,8 @@ import java.util.stream.Collectors;
  *
  * <p>A status has one spelling outside Java code: its {@linkplain #label() label}, lower-case as in the database
  * ({@code runnable}, {@code executing}, {@code awaiting_signal}, {@code done}, {@code failed},
- * {@code cancelled}). {@link #toString()}
+ * {@code cancelled}; and {@code suspended}, which the database stores as a runnable row, see {@link #SUSPENDED}).
+ * {@link #toString()}
  * returns it, Jackson writes and reads it (also as a map key), and the starter's actuator endpoint, metric tags and
  * logs use it. Only Java code names the constants ({@code InstanceStatus.AWAITING_SIGNAL}).
  */
@@ -20,13 +21,29 @@ public enum InstanceStatus {
     RUNNABLE("runnable"),
     EXECUTING("executing"),
     AWAITING_SIGNAL("awaiting_signal"),
+    /**
+     * Not run, and not picked, until an operator retries it ({@link DurableClient#retryFailed(long)},
+     * {@link DurableClient#bulkRetry(InstanceQuery)}): its step could not run without losing data (its stored state
+     * would lose properties when read by the code deployed, or its upcast failed), and its last error says why. It is
+     * unfinished: it keeps its unique key, its parent waits for it, and it can be signalled and cancelled.
+     *
+     * <p>Stored as a {@code runnable} row that carries its reason (docs/DESIGN.md, "Suspension"): a unique scope
+     * holds its key wherever it holds a runnable instance's, so naming this status in a scope changes nothing.
+     */
+    SUSPENDED("suspended"),
     DONE("done"),
     FAILED("failed"),
     /** Stopped by {@link DurableClient#cancel(long, String)}: it never runs another step. */
     CANCELLED("cancelled");
 
-    /** The statuses an instance can leave again. */
+    /**
+     * The statuses of a running instance, which a unique key's scope must contain: an instance moves back into any of
+     * them. A {@link #SUSPENDED} instance, unfinished too, is stored as a runnable one.
+     */
     public static final Set<InstanceStatus> ACTIVE = EnumSet.of(RUNNABLE, EXECUTING, AWAITING_SIGNAL);
+
+    /** The statuses of an instance that has not ended: the active ones, and suspended. */
+    public static final Set<InstanceStatus> UNFINISHED = EnumSet.of(RUNNABLE, EXECUTING, AWAITING_SIGNAL, SUSPENDED);
 
     private final String label;
 
@@ -42,7 +59,7 @@ public enum InstanceStatus {
 
     /** Whether the instance ended: done, failed or cancelled. */
     public boolean isTerminal() {
-        return !ACTIVE.contains(this);
+        return !UNFINISHED.contains(this);
     }
 
     /**

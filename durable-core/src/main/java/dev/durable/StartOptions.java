@@ -88,7 +88,8 @@ public final class StartOptions {
 
     /**
      * The statuses in which an instance holds its unique key; must contain {@link InstanceStatus#ACTIVE}
-     * (see the class comment). Default: the active statuses.
+     * (see the class comment). Default: the active statuses. A suspended instance holds its key wherever a runnable
+     * one does, so naming {@link InstanceStatus#SUSPENDED} too changes nothing.
      */
     public StartOptions uniqueScope(Set<InstanceStatus> scope) {
         Objects.requireNonNull(scope, "unique scope must not be null");

@@ -74,7 +74,7 @@ class InstanceQueryTest {
         assertThatThrownBy(() -> InstanceQuery.all().status(InstanceStatus.fromLabel("stuck")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("Unknown instance status 'stuck'; statuses are runnable, executing, awaiting_signal,"
-                        + " done, failed, cancelled");
+                        + " suspended, done, failed, cancelled");
         assertThatThrownBy(() -> InstanceQuery.all().statuses(List.of()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("Name at least one status, or none at all with status(null) for any");

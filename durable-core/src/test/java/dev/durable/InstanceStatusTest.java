@@ -50,7 +50,7 @@ class InstanceStatusTest {
         assertThatThrownBy(() -> InstanceStatus.fromLabel("AWAITING_SIGNAL"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("Unknown instance status 'AWAITING_SIGNAL'; statuses are runnable, executing,"
-                        + " awaiting_signal, done, failed, cancelled");
+                        + " awaiting_signal, suspended, done, failed, cancelled");
         assertThatThrownBy(() -> json.readValue("\"RUNNABLE\"", InstanceStatus.class))
                 .isInstanceOf(DatabindException.class)
                 .hasMessageContaining("Unknown instance status 'RUNNABLE'");

@@ -23,9 +23,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -210,6 +212,9 @@ public final class Benchmark {
         if (scenarios.contains("t")) {
             timerAccuracy(EngineSettings.DEFAULT_POLL_INTERVAL);
             timerAccuracy(Duration.ofMillis(100));
+        }
+        if (scenarios.contains("y")) {
+            defaults();
         }
         if (scenarios.contains("v")) {
             stepIndexCost();
@@ -640,6 +645,57 @@ public final class Benchmark {
         return new Drained(n / seconds, jvm, postgres);
     }
 
+    // ------------------------------------------------------------------ (y)
+
+    /**
+     * (y) The queue's defaults, chosen by measurement: one-step throughput and CPU per step (JVM and PostgreSQL) at
+     * concurrency 10, 32, 64 and 256 with the default batch size; at the default concurrency with batches of 16, 50
+     * and 128; and with batch windows of 0, 2 and 5 ms, with the local insert -> start latency at each window. The
+     * drains are interleaved round by round; medians.
+     */
+    private void defaults() throws Exception {
+        record Variant(String name, QueueSettings queue, Duration window) {
+        }
+        List<Variant> variants = new ArrayList<>();
+        int batch = QueueSettings.DEFAULT_BATCH_SIZE;
+        Duration window = EngineSettings.DEFAULT_BATCH_WINDOW;
+        for (int concurrency : new int[] {10, 32, 64, 256}) {
+            variants.add(new Variant("c" + concurrency + "_b" + batch + "_w" + window.toMillis(),
+                    new QueueSettings(concurrency, batch), window));
+        }
+        for (int size : new int[] {16, 128}) {
+            variants.add(new Variant("c" + QueueSettings.DEFAULT_CONCURRENCY + "_b" + size + "_w" + window.toMillis(),
+                    new QueueSettings(QueueSettings.DEFAULT_CONCURRENCY, size), window));
+        }
+        for (long millis : new long[] {0, 5}) {
+            variants.add(new Variant("c" + QueueSettings.DEFAULT_CONCURRENCY + "_b" + batch + "_w" + millis,
+                    QueueSettings.defaults(), Duration.ofMillis(millis)));
+        }
+        Map<String, double[]> rates = new LinkedHashMap<>();
+        Map<String, double[]> cpus = new LinkedHashMap<>();
+        for (Variant variant : variants) {
+            rates.put(variant.name(), new double[ROUNDS]);
+            cpus.put(variant.name(), new double[ROUNDS]);
+        }
+        for (int round = 0; round < ROUNDS; round++) {
+            for (Variant variant : variants) {
+                Drained drained = measuredDrain("y " + variant.name(), PEER_N, i -> StartOptions.defaults(), true,
+                        variant.queue(), settings -> settings.batchWindow(variant.window()));
+                rates.get(variant.name())[round] = drained.rate();
+                cpus.get(variant.name())[round] = (drained.jvmCpuSeconds() + drained.postgresCpuSeconds()) / PEER_N;
+            }
+        }
+        for (Variant variant : variants) {
+            double[] rate = rates.get(variant.name());
+            report("y." + variant.name(), median(rate), "instances/s", "cpu_per_step="
+                    + micros(median(cpus.get(variant.name()))) + " all=" + Arrays.toString(round(rate)));
+        }
+        for (long millis : new long[] {0, 2, 5}) {
+            long[][] samples = insertLatency(settings -> settings.batchWindow(Duration.ofMillis(millis)));
+            reportLatency("y.insert_to_step_start_w" + millis, samples[0], samples[1]);
+        }
+    }
+
     // ------------------------------------------------------------------ (l), (i)
 
     /**
@@ -933,6 +989,12 @@ public final class Benchmark {
 
     /** Local insert -> step start, one at a time on an otherwise idle engine with the default settings. */
     private void insertLatency() throws Exception {
+        long[][] samples = insertLatency(UnaryOperator.identity());
+        reportLatency("c.insert_to_step_start", samples[0], samples[1]);
+    }
+
+    /** Local insert -> step start, one at a time, with the default settings adjusted: {sent, started} per sample. */
+    private long[][] insertLatency(UnaryOperator<EngineSettings.Builder> adjust) throws Exception {
         clean();
         long[] sent = new long[LATENCY_SAMPLES];
         long[] started = new long[LATENCY_SAMPLES];
@@ -944,7 +1006,7 @@ public final class Benchmark {
                     return Outcome.done();
                 })
                 .build();
-        DurableEngine engine = engine(MachineRegistry.of(machine), DurableListener.NONE, UnaryOperator.identity());
+        DurableEngine engine = engine(MachineRegistry.of(machine), DurableListener.NONE, adjust);
         engine.start();
         DurableClient client = engine.client();
         warmUp(client, "latency", LATENCY_SAMPLES / 10);
@@ -954,7 +1016,7 @@ public final class Benchmark {
             startedLatch[i].await(10, TimeUnit.SECONDS);
         }
         engine.close();
-        reportLatency("c.insert_to_step_start", sent, started);
+        return new long[][] {sent, started};
     }
 
     /** Signal -> woken step start, one at a time, default settings. */

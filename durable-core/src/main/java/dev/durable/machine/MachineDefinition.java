@@ -9,7 +9,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,6 +27,10 @@ import org.jspecify.annotations.Nullable;
  *         .errorHandler((error, state, ctx) -> Outcome.stop(error.toString()))
  *         .build();
  * }</pre>
+ *
+ * A version may say how rows of older versions are brought to it ({@link Builder#upcaster(int, StateUpcaster)}) and
+ * which names its steps had before ({@link Builder#formerStepNames(String, String...)}), so that a node running only
+ * this version runs them too (docs/DESIGN.md, "Upcasting").
  *
  * The Spring Boot starter builds these from {@code @DurableMachine} beans.
  */
@@ -45,6 +51,8 @@ public final class MachineDefinition {
     private final @Nullable Class<?> machineClass;
     private final String source;
     private final List<Schedule> schedules;
+    private final NavigableMap<Integer, StateUpcaster> upcasters;
+    private final Map<String, String> formerStepNames;
 
     private MachineDefinition(Builder<?> builder, String initialStep) {
         this.name = builder.name;
@@ -59,6 +67,8 @@ public final class MachineDefinition {
         this.machineClass = builder.machineClass;
         this.source = builder.source;
         this.schedules = List.copyOf(builder.schedules.values());
+        this.upcasters = Collections.unmodifiableNavigableMap(new TreeMap<>(builder.upcasters));
+        this.formerStepNames = Collections.unmodifiableMap(new LinkedHashMap<>(builder.formerStepNames));
     }
 
     /** A builder for a machine whose state is of class {@code stateType}. */
@@ -106,6 +116,32 @@ public final class MachineDefinition {
         return steps.get(name);
     }
 
+    /**
+     * The name of the step a row at step {@code storedName} runs: {@code storedName} itself if this version declares
+     * it, the step's current name if it is one of its former names, else {@code null}.
+     */
+    public @Nullable String currentStepName(String storedName) {
+        return steps.containsKey(storedName) ? storedName : formerStepNames.get(storedName);
+    }
+
+    /** The former names of this version's steps, each mapped to the step's current name. */
+    public Map<String, String> formerStepNames() {
+        return formerStepNames;
+    }
+
+    /**
+     * The upcasters this version declares, by the version whose states each brings to the next: from
+     * {@link #oldestUpcastVersion()} up to this version's predecessor, without a gap; empty for none.
+     */
+    public NavigableMap<Integer, StateUpcaster> upcasters() {
+        return upcasters;
+    }
+
+    /** The oldest version whose states this version can bring to itself: its own version if it declares no upcaster. */
+    public int oldestUpcastVersion() {
+        return upcasters.isEmpty() ? version : upcasters.firstKey();
+    }
+
     public @Nullable ErrorHandler<Object> errorHandler() {
         return errorHandler;
     }
@@ -120,7 +156,6 @@ public final class MachineDefinition {
         return step.timeout() != null ? step.timeout() : stepTimeout;
     }
 
-    /** The class this machine was registered from, if any; {@code DurableClient.start(Class, ...)} looks it up. */
     /**
      * The recurring schedules this machine declares: each tick starts one instance, with no state, once in the
      * cluster. The engine writes them to {@code durable_schedule} when it starts (the highest registered version of
@@ -130,6 +165,7 @@ public final class MachineDefinition {
         return schedules;
     }
 
+    /** The class this machine was registered from, if any; {@code DurableClient.start(Class, ...)} looks it up. */
     public @Nullable Class<?> machineClass() {
         return machineClass;
     }
@@ -183,6 +219,8 @@ public final class MachineDefinition {
         private @Nullable Class<?> machineClass;
         private String source;
         private final Map<String, Schedule> schedules = new LinkedHashMap<>();
+        private final Map<Integer, StateUpcaster> upcasters = new TreeMap<>();
+        private final Map<String, String> formerStepNames = new LinkedHashMap<>();
 
         private Builder(String name, int version, Type stateType) {
             this.name = Objects.requireNonNull(name, "machine name must not be null");
@@ -250,6 +288,55 @@ public final class MachineDefinition {
             return this;
         }
 
+        /**
+         * Declares how a stored state of version {@code fromVersion} becomes one of version {@code fromVersion + 1}
+         * (docs/DESIGN.md, "Upcasting"). Declared on the current version, one per older version, from the oldest whose
+         * rows may still be stored up to this version's predecessor, without a gap: a node that runs this version
+         * then also picks the rows of those versions it does not run itself, upcasts their states through the chain,
+         * and runs their steps on this version; the outcome's commit writes this version into the row.
+         *
+         * @throws MachineDefinitionException if {@code fromVersion} is not older than this version, or an upcaster
+         *                                    from it was declared already
+         */
+        public Builder<S> upcaster(int fromVersion, StateUpcaster upcaster) {
+            Objects.requireNonNull(upcaster, "upcaster must not be null");
+            if (fromVersion < 1 || fromVersion >= version) {
+                throw new MachineDefinitionException("Machine " + name + " v" + version + " (" + source
+                        + ") declares an upcaster from version " + fromVersion + ", but an upcaster brings a state of"
+                        + " an older version to the next one: " + name + " v" + version + " can declare upcasters"
+                        + " from versions " + (version > 1 ? "1 to " + (version - 1) : "below 1, so none"));
+            }
+            if (upcasters.putIfAbsent(fromVersion, upcaster) != null) {
+                throw new MachineDefinitionException("Machine " + name + " v" + version + " (" + source
+                        + ") declares two upcasters from version " + fromVersion + "; declare one per version");
+            }
+            return this;
+        }
+
+        /**
+         * Declares names {@code step} had in earlier code (of this version or an older one): a row stored at one of
+         * them runs {@code step}, and its outcome's commit writes the current name into the row.
+         *
+         * @throws MachineDefinitionException if a former name is blank, or was declared already (for this or another
+         *                                    step)
+         */
+        public Builder<S> formerStepNames(String step, String... formerNames) {
+            Objects.requireNonNull(step, "step must not be null");
+            for (String former : formerNames) {
+                if (former == null || former.isBlank()) {
+                    throw new MachineDefinitionException("Machine " + name + " v" + version + " (" + source
+                            + ") declares a blank former name for step '" + step + "'");
+                }
+                String earlier = formerStepNames.putIfAbsent(former, step);
+                if (earlier != null) {
+                    throw new MachineDefinitionException("Machine " + name + " v" + version + " (" + source
+                            + ") declares the former step name '" + former + "' twice: for step '" + earlier
+                            + "' and for step '" + step + "'; a stored step name can mean one step only");
+                }
+            }
+            return this;
+        }
+
         /** The class clients may name this machine by. */
         public Builder<S> machineClass(@Nullable Class<?> type) {
             this.machineClass = type;
@@ -291,7 +378,46 @@ public final class MachineDefinition {
                         + ") names initial step '" + initial + "', which it does not declare (steps: "
                         + steps.keySet() + ")");
             }
+            checkFormerStepNames();
+            checkUpcasterChain();
             return new MachineDefinition(this, initial);
+        }
+
+        private void checkFormerStepNames() {
+            formerStepNames.forEach((former, step) -> {
+                if (!steps.containsKey(step)) {
+                    throw new MachineDefinitionException("Machine " + name + " v" + version + " (" + source
+                            + ") declares former names " + formerNamesOf(step) + " for step '" + step
+                            + "', which it does not declare (steps: " + steps.keySet() + ")");
+                }
+                if (steps.containsKey(former)) {
+                    throw new MachineDefinitionException("Machine " + name + " v" + version + " (" + source
+                            + ") declares '" + former + "' as a former name of step '" + step + "', but '" + former
+                            + "' is the name of a current step: a row at it would run '" + former + "', not '"
+                            + step + "'");
+                }
+            });
+        }
+
+        private List<String> formerNamesOf(String step) {
+            return formerStepNames.entrySet().stream().filter(e -> e.getValue().equals(step))
+                    .map(Map.Entry::getKey).toList();
+        }
+
+        /** The upcasters must reach this version one version at a time: from the oldest up to the predecessor. */
+        private void checkUpcasterChain() {
+            if (upcasters.isEmpty()) {
+                return;
+            }
+            int oldest = ((TreeMap<Integer, StateUpcaster>) upcasters).firstKey();
+            for (int from = oldest; from < version; from++) {
+                if (!upcasters.containsKey(from)) {
+                    throw new MachineDefinitionException("Machine " + name + " v" + version + " (" + source
+                            + ") declares upcasters from versions " + upcasters.keySet() + " but none from version "
+                            + from + ": a state of version " + oldest + " could not reach version " + version
+                            + "; declare one upcaster for each version from " + oldest + " to " + (version - 1));
+                }
+            }
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.durable.machine;
 import dev.durable.Schedule;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,14 +11,16 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The machines this node knows, by (name, version). Immutable. A node picks only rows of a registered
- * (name, version), so a node running older code never picks (and fails) rows of a newer version.
+ * The machines this node knows, by (name, version). Immutable. A node picks only rows of a version it runs: a
+ * registered (name, version), or an older version that the highest registered version of the machine upcasts
+ * (docs/DESIGN.md, "Upcasting"). So a node running older code never picks (and fails) rows of a newer version.
  */
 public final class MachineRegistry {
 
@@ -35,7 +38,8 @@ public final class MachineRegistry {
     /**
      * A registry of these definitions.
      *
-     * @throws MachineDefinitionException if two share a (name, version), or one class is registered under two names
+     * @throws MachineDefinitionException if two share a (name, version), one class is registered under two names, or
+     *                                    a version other than a machine's highest declares upcasters
      */
     public static MachineRegistry of(Collection<MachineDefinition> definitions) {
         Map<String, NavigableMap<Integer, MachineDefinition>> byName = new TreeMap<>();
@@ -59,7 +63,27 @@ public final class MachineRegistry {
             }
         }
         checkScheduleNames(byName);
+        checkUpcasters(byName);
         return new MachineRegistry(byName, namesByClass);
+    }
+
+    /**
+     * Only the highest registered version of a machine brings older rows to itself: upcasters declared by a lower
+     * version as well would never run, and which chain applies would not be plain from the code.
+     */
+    private static void checkUpcasters(Map<String, NavigableMap<Integer, MachineDefinition>> byName) {
+        for (NavigableMap<Integer, MachineDefinition> versions : byName.values()) {
+            MachineDefinition highest = versions.lastEntry().getValue();
+            for (MachineDefinition lower : versions.headMap(highest.version()).values()) {
+                if (!lower.upcasters().isEmpty()) {
+                    throw new MachineDefinitionException("Machine " + lower.describe() + " (" + lower.source()
+                            + ") declares upcasters from versions " + lower.upcasters().keySet() + ", but "
+                            + highest.describe() + " (" + highest.source() + ") is registered too, and only the"
+                            + " highest registered version of a machine upcasts older rows: declare the whole chain on "
+                            + highest.describe());
+                }
+            }
+        }
     }
 
     /** Two machines declaring a schedule of one name would overwrite each other's row at every start. */
@@ -85,6 +109,39 @@ public final class MachineRegistry {
     public Optional<MachineDefinition> find(String name, int version) {
         NavigableMap<Integer, MachineDefinition> versions = byName.get(name);
         return versions == null ? Optional.empty() : Optional.ofNullable(versions.get(version));
+    }
+
+    /**
+     * The definition a row of {@code name} at {@code version} runs on after its state is upcast: the machine's highest
+     * registered version, when this node does not register {@code version} itself and that highest version declares
+     * upcasters from {@code version} on (docs/DESIGN.md, "Upcasting"); empty when the row runs on its own version's
+     * definition, or on none.
+     */
+    public Optional<MachineDefinition> upcastTarget(String name, int version) {
+        NavigableMap<Integer, MachineDefinition> versions = byName.get(name);
+        if (versions == null || versions.containsKey(version)) {
+            return Optional.empty();
+        }
+        MachineDefinition highest = versions.lastEntry().getValue();
+        return version < highest.version() && version >= highest.oldestUpcastVersion() ? Optional.of(highest)
+                : Optional.empty();
+    }
+
+    /**
+     * The versions of {@code name} whose rows this node runs: those it registers, and the older ones the highest
+     * registered version upcasts. Empty for a machine this node does not know.
+     */
+    public SortedSet<Integer> runnableVersions(String name) {
+        NavigableMap<Integer, MachineDefinition> versions = byName.get(name);
+        if (versions == null) {
+            return Collections.emptySortedSet();
+        }
+        SortedSet<Integer> runnable = new TreeSet<>(versions.keySet());
+        MachineDefinition highest = versions.lastEntry().getValue();
+        for (int version = highest.oldestUpcastVersion(); version < highest.version(); version++) {
+            runnable.add(version);
+        }
+        return Collections.unmodifiableSortedSet(runnable);
     }
 
     /**

@@ -32,18 +32,19 @@ final class CancelRepository {
     // returns the row as the outcome left it. An executing row loses its claim: clearing lease_token fences the
     // running step's outcome (its write matches no row), its heartbeat finds the claim gone and interrupts it, and a
     // retried ambiguous outcome cannot take the row for its own (TransitionRepository, "already written"). The
-    // status read under the lock is the one reported.
+    // status read under the lock is the one reported (suspended for a runnable row with a suspension, whose reason the
+    // cancel's replaces: docs/DESIGN.md, "Suspension").
     static final String CANCEL = """
             /* durable: cancel */
             WITH target AS (
-                SELECT id, status, parent_id, step, attempt, lease_token
+                SELECT id, status, parent_id, step, attempt, lease_token, suspension
                 FROM {schema}.durable_instance
                 WHERE id = ANY (:id::bigint[])
                 ORDER BY id
                 FOR NO KEY UPDATE
             ), cancelled AS (
                 UPDATE {schema}.durable_instance d
-                SET status = 'cancelled', last_error = :reason,
+                SET status = 'cancelled', last_error = :reason, suspension = NULL,
                     awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
                     lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM target t
@@ -58,7 +59,10 @@ final class CancelRepository {
                 FROM target t JOIN cancelled c ON c.id = t.id
                 WHERE CAST(:history AS boolean)
             )
-            SELECT t.id, t.status::text AS status, (c.id IS NOT NULL) AS cancelled, t.parent_id
+            SELECT t.id,
+                   CASE WHEN t.suspension IS NOT NULL AND t.status = 'runnable' THEN 'suspended'
+                        ELSE t.status::text END AS status,
+                   (c.id IS NOT NULL) AS cancelled, t.parent_id
             FROM target t LEFT JOIN cancelled c ON c.id = t.id
             """;
 
@@ -71,7 +75,7 @@ final class CancelRepository {
     static final String CANCEL_CHILDREN = """
             /* durable: cancel children */
             WITH target AS (
-                SELECT id, status, parent_id, step, attempt, lease_token
+                SELECT id, status, parent_id, step, attempt, lease_token, suspension
                 FROM {schema}.durable_instance
                 WHERE parent_id = ANY (:parentId::bigint[]) AND cancel_with_parent
                   AND status IN ('runnable', 'executing', 'awaiting_signal')
@@ -79,7 +83,7 @@ final class CancelRepository {
                 FOR NO KEY UPDATE
             ), cancelled AS (
                 UPDATE {schema}.durable_instance d
-                SET status = 'cancelled', last_error = :reason,
+                SET status = 'cancelled', last_error = :reason, suspension = NULL,
                     awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
                     lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM target t
@@ -93,7 +97,10 @@ final class CancelRepository {
                 FROM target t JOIN cancelled c ON c.id = t.id
                 WHERE CAST(:history AS boolean)
             )
-            SELECT t.id, t.status::text AS status, (c.id IS NOT NULL) AS cancelled, t.parent_id
+            SELECT t.id,
+                   CASE WHEN t.suspension IS NOT NULL AND t.status = 'runnable' THEN 'suspended'
+                        ELSE t.status::text END AS status,
+                   (c.id IS NOT NULL) AS cancelled, t.parent_id
             FROM target t LEFT JOIN cancelled c ON c.id = t.id
             """;
 

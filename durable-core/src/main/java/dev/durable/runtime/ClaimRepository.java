@@ -33,7 +33,10 @@ final class ClaimRepository {
     // - FOR NO KEY UPDATE, not FOR UPDATE, so a row that a concurrent signal insert holds a foreign-key KEY SHARE
     //   lock on is not skipped (docs/DESIGN.md, pitfall P6).
     // - One queue per statement (queue = :queue), so the pick index keeps its order (docs/DESIGN.md, pitfall P7).
-    // - Version-aware: only (machine, version) pairs this node has registered.
+    // - Version-aware: only (machine, version) pairs this node runs: those it registers, and the older versions their
+    //   highest version upcasts (docs/DESIGN.md, "Upcasting").
+    // - eligible_at <= now() also leaves out suspended rows, which wait at 'infinity', past the end of the walk
+    //   (docs/DESIGN.md, "Suspension").
     // - Partition keys: a key with an executing row is skipped (a probe of durable_instance_partition), and at
     //   most one row per key is taken per batch. A concurrent pick by another node of another row of the same key
     //   fails on the partial unique index, which aborts only this pick; the caller retries.
@@ -242,6 +245,8 @@ final class ClaimRepository {
     // delayed start. The pick index is ordered by priority first, so the earliest eligible_at is the least of each
     // priority's first entry past now(): the distinct priorities are walked with one index probe each (a loose index
     // scan), then each gives its first future row with one more. A handful of probes, however many rows wait.
+    // Suspended rows wait at 'infinity' (docs/DESIGN.md, "Suspension"): they never fall due, and an infinite distance
+    // cannot be computed.
     static final String UNTIL_NEXT_ELIGIBLE = """
             /* durable: next eligible */
             WITH RECURSIVE priorities AS (
@@ -260,7 +265,7 @@ final class ClaimRepository {
             CROSS JOIN LATERAL (
                 SELECT i.eligible_at FROM {schema}.durable_instance i
                 WHERE i.queue = :queue AND i.status = 'runnable' AND i.priority = p.priority
-                  AND i.eligible_at > now()
+                  AND i.eligible_at > now() AND i.eligible_at < 'infinity'
                 ORDER BY i.eligible_at LIMIT 1) next
             WHERE p.priority IS NOT NULL
             """;

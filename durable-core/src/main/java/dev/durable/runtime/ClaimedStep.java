@@ -54,6 +54,12 @@ record ClaimedStep(long id, String machine, int version, String step, @Nullable 
         return new Claim(id, leaseToken);
     }
 
+    /** This claim as its step runs after {@code upgrade}: on the version and under the step name it brings. */
+    ClaimedStep upgradedTo(Upgrade upgrade) {
+        return new ClaimedStep(id, machine, upgrade.version(), upgrade.step(), stateJson, awaits, deadlinePassed,
+                attempt, leaseToken, queue, partitionKey, inbox, children);
+    }
+
     /**
      * The claimed row as both claiming statements return it: the row's columns ({@code awaits} and
      * {@code awaits_set}, the names of an await on one and on several, {@code deadline_passed}, and the family

@@ -197,7 +197,7 @@ final class DefaultDurableClient implements DurableClient {
 
     @Override
     public BulkResult bulkCancel(InstanceQuery query, @Nullable String reason) {
-        InstanceQuery page = bulkPage(query, InstanceStatus.ACTIVE, "cancel");
+        InstanceQuery page = bulkPage(query, InstanceStatus.UNFINISHED, "cancel");
         String why = reason(reason, "the instances of " + query);
         return search.withLockedPage(page, ids -> {
             List<CancelResult> results = ids.isEmpty() ? List.of() : cancelled(cancels.cancel(ids, why));
@@ -209,7 +209,7 @@ final class DefaultDurableClient implements DurableClient {
 
     @Override
     public BulkResult bulkRetry(InstanceQuery query) {
-        InstanceQuery page = bulkPage(query, EnumSet.of(InstanceStatus.FAILED), "retry");
+        InstanceQuery page = bulkPage(query, EnumSet.of(InstanceStatus.FAILED, InstanceStatus.SUSPENDED), "retry");
         try {
             return search.withLockedPage(page, ids -> {
                 Map<Long, String> retried = ids.isEmpty() ? Map.of() : queries.retryFailed(ids);

@@ -119,8 +119,8 @@ public final class DurableEngine implements AutoCloseable {
         this.committer = new Committer(new TransitionRepository(builder.dataSource, planning, history),
                 () -> queues.values().stream().mapToInt(queue -> queue.slots().running()).sum(), this::wake,
                 lifecycle, events, settings);
-        StepRunner runner = new StepRunner(machines, builder.codec, values, settings.stepTimeout(),
-                parentId -> queries.children(parentId, builder.codec));
+        StepRunner runner = new StepRunner(machines, builder.codec, values, settings.lossyState(),
+                settings.stepTimeout(), parentId -> queries.children(parentId, builder.codec));
         this.executor = new StepExecutor(runner, committer, inFlight, events, stepThreads, timer, settings,
                 () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow, claims::returnCrashed);
         this.deployGuard = new DeployGuard(settings.deployCheck(), this::checkDeploy,
@@ -500,10 +500,22 @@ public final class DurableEngine implements AutoCloseable {
                 });
     }
 
+    /**
+     * The machine versions the pick of {@code queue} takes: those registered on it, and for a machine whose highest
+     * version is on it, the older versions that version upcasts (docs/DESIGN.md, "Upcasting").
+     */
     private static Map<String, List<Integer>> versionsOnQueue(MachineRegistry machines, String queue) {
         Map<String, List<Integer>> versions = new TreeMap<>();
         for (MachineDefinition machine : machines.onQueue(queue)) {
             versions.computeIfAbsent(machine.name(), name -> new ArrayList<>()).add(machine.version());
+            MachineDefinition highest = machines.resolve(machine.name(), null);
+            if (machine == highest) {
+                for (int version : machines.runnableVersions(machine.name())) {
+                    if (machines.find(machine.name(), version).isEmpty()) {
+                        versions.get(machine.name()).add(version);
+                    }
+                }
+            }
         }
         return versions;
     }

@@ -41,6 +41,14 @@ public interface DurableListener {
     default void zombieDetected(long instanceId, String machine, String step) {
     }
 
+    /**
+     * This node suspended an instance instead of running its step: the stored state would lose properties when read as
+     * the state type, or its upcast failed ({@code reason}, also in the instance's last error). Heard once per
+     * suspension, when it commits (docs/DESIGN.md, "Suspension").
+     */
+    default void instanceSuspended(long instanceId, String machine, int version, String step, String reason) {
+    }
+
     /** The node changed state. */
     default void stateChanged(NodeState from, NodeState to) {
     }

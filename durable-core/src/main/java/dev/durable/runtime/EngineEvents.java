@@ -100,6 +100,11 @@ final class EngineEvents {
         tell(() -> listener.zombieDetected(instanceId, machine, step));
     }
 
+    void instanceSuspended(long instanceId, String machine, int version, String step, String reason) {
+        stats.instancesSuspended.increment();
+        tell(() -> listener.instanceSuspended(instanceId, machine, version, step, reason));
+    }
+
     void stateChanged(NodeState from, NodeState to) {
         tell(() -> listener.stateChanged(from, to));
     }

@@ -32,6 +32,7 @@ public final class EngineSettings {
     public static final Duration DEFAULT_BATCH_WINDOW = Duration.ofMillis(2);
     public static final boolean DEFAULT_INLINE_NEXT_STEPS = false;
     public static final boolean DEFAULT_HISTORY = true;
+    public static final LossyState DEFAULT_LOSSY_STATE = LossyState.SUSPEND;
     public static final Duration DEFAULT_SCHEDULE_MISFIRE_THRESHOLD = Duration.ofMinutes(1);
     public static final Duration DEFAULT_RETENTION_INTERVAL = Duration.ofMinutes(1);
     public static final int DEFAULT_RETENTION_BATCH_SIZE = 1000;
@@ -63,6 +64,7 @@ public final class EngineSettings {
     private final Duration batchWindow;
     private final boolean inlineNextSteps;
     private final boolean history;
+    private final LossyState lossyState;
     private final Duration scheduleMisfireThreshold;
     private final @Nullable Duration retentionDone;
     private final @Nullable Duration retentionFailed;
@@ -91,6 +93,7 @@ public final class EngineSettings {
         this.batchWindow = builder.batchWindow;
         this.inlineNextSteps = builder.inlineNextSteps;
         this.history = builder.history;
+        this.lossyState = builder.lossyState;
         this.scheduleMisfireThreshold = builder.scheduleMisfireThreshold;
         this.retentionDone = builder.retentionDone;
         this.retentionFailed = builder.retentionFailed;
@@ -130,6 +133,7 @@ public final class EngineSettings {
         builder.batchWindow = batchWindow;
         builder.inlineNextSteps = inlineNextSteps;
         builder.history = history;
+        builder.lossyState = lossyState;
         builder.scheduleMisfireThreshold = scheduleMisfireThreshold;
         builder.retentionDone = retentionDone;
         builder.retentionFailed = retentionFailed;
@@ -259,6 +263,16 @@ public final class EngineSettings {
     }
 
     /**
+     * What becomes of an instance whose step cannot run without losing data: its stored state would lose properties
+     * when read as its state type, or its upcast failed (docs/DESIGN.md, "Suspension"). Either way the step does not
+     * run and the stored state is kept; {@link LossyState#SUSPEND} (the default) parks the instance until an operator
+     * retries it, {@link LossyState#FAIL} fails it.
+     */
+    public LossyState lossyState() {
+        return lossyState;
+    }
+
+    /**
      * How late a schedule's tick may be found and still count as on time; ticks found later were missed and follow
      * their schedule's {@link dev.durable.MissPolicy}. Longer than the poll interval (the sweep's longest pause).
      */
@@ -326,6 +340,7 @@ public final class EngineSettings {
                 && Objects.equals(batchWindow, that.batchWindow)
                 && inlineNextSteps == that.inlineNextSteps
                 && history == that.history
+                && lossyState == that.lossyState
                 && Objects.equals(scheduleMisfireThreshold, that.scheduleMisfireThreshold)
                 && Objects.equals(retentionDone, that.retentionDone)
                 && Objects.equals(retentionFailed, that.retentionFailed)
@@ -341,8 +356,8 @@ public final class EngineSettings {
                 reaperInterval,
                 reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
                 virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps, history,
-                scheduleMisfireThreshold, retentionDone, retentionFailed, retentionCancelled, retentionInterval,
-                retentionBatchSize, deployCheck);
+                lossyState, scheduleMisfireThreshold, retentionDone, retentionFailed, retentionCancelled,
+                retentionInterval, retentionBatchSize, deployCheck);
     }
 
     @Override
@@ -354,7 +369,7 @@ public final class EngineSettings {
                 + ", zombieGracePeriod=" + zombieGracePeriod + ", maxZombies=" + maxZombies
                 + ", virtualThreads=" + virtualThreads + ", outcomeRetryTimeout=" + outcomeRetryTimeout
                 + ", maxRetryBackoff=" + maxRetryBackoff + ", batchWindow=" + batchWindow
-                + ", inlineNextSteps=" + inlineNextSteps + ", history=" + history
+                + ", inlineNextSteps=" + inlineNextSteps + ", history=" + history + ", lossyState=" + lossyState
                 + ", scheduleMisfireThreshold=" + scheduleMisfireThreshold + ", retentionDone=" + retentionDone
                 + ", retentionFailed=" + retentionFailed + ", retentionCancelled=" + retentionCancelled
                 + ", retentionInterval=" + retentionInterval
@@ -397,6 +412,7 @@ public final class EngineSettings {
         private Duration batchWindow = DEFAULT_BATCH_WINDOW;
         private boolean inlineNextSteps = DEFAULT_INLINE_NEXT_STEPS;
         private boolean history = DEFAULT_HISTORY;
+        private LossyState lossyState = DEFAULT_LOSSY_STATE;
         private Duration scheduleMisfireThreshold = DEFAULT_SCHEDULE_MISFIRE_THRESHOLD;
         private @Nullable Duration retentionDone;
         private @Nullable Duration retentionFailed;
@@ -508,6 +524,12 @@ public final class EngineSettings {
         /** Whether every committed transition is recorded in the instance's history (default on). */
         public Builder history(boolean history) {
             this.history = history;
+            return this;
+        }
+
+        /** What becomes of an instance whose step cannot run without losing data (default suspend). */
+        public Builder lossyState(LossyState lossyState) {
+            this.lossyState = Objects.requireNonNull(lossyState, "lossyState must not be null");
             return this;
         }
 
@@ -638,5 +660,21 @@ public final class EngineSettings {
                 throw new InvalidSettingException(setting, "must not be negative, was " + value);
             }
         }
+    }
+
+    /**
+     * What becomes of an instance whose step cannot run without losing data (see {@link #lossyState()}). Either way
+     * nothing of its stored state is written, and its reason names the machine, the version and the lost properties or
+     * the upcaster's error.
+     */
+    public enum LossyState {
+        /**
+         * The instance is suspended: it stays unfinished (it holds its unique key, and its parent waits for it) but is
+         * never picked, is listed with the status {@code suspended}, and an operator's retry runs it again, on the code
+         * deployed by then.
+         */
+        SUSPEND,
+        /** The instance fails, as a step without an error handler fails; an operator's retry runs it again. */
+        FAIL
     }
 }

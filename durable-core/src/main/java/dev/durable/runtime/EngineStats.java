@@ -32,6 +32,7 @@ public final class EngineStats {
     final LongAdder cancelsRepeated = new LongAdder();
     final LongAdder cancelsRefused = new LongAdder();
     final LongAdder zombiesDetected = new LongAdder();
+    final LongAdder instancesSuspended = new LongAdder();
     final LongAdder componentFailures = new LongAdder();
     final AtomicReference<@Nullable Instant> reaperLastRun = new AtomicReference<>();
 
@@ -150,6 +151,14 @@ public final class EngineStats {
     /** Failures of background components (each was retried). */
     public long componentFailures() {
         return componentFailures.sum();
+    }
+
+    /**
+     * Instances this node suspended because their step could not run without losing stored data
+     * (docs/DESIGN.md, "Suspension").
+     */
+    public long instancesSuspended() {
+        return instancesSuspended.sum();
     }
 
     /** When the reaper last completed a run on this node. */

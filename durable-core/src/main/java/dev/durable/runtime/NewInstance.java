@@ -43,7 +43,10 @@ record NewInstance(String machine, int version, String step, String stateJson, S
         StoredValues.checkKey(options.partitionKey(), () -> "The partition key", nothingDone);
         StoredValues.checkKey(options.uniqueKey(), () -> "The unique key", nothingDone);
         StoredValues.checkKey(options.correlationKey(), () -> "The correlation key", nothingDone);
+        // A suspended instance is stored as a runnable one (docs/DESIGN.md, "Suspension"): the column's enum has no
+        // such label, and the scope holds its key through runnable.
         String scope = options.uniqueScope().stream()
+                .filter(status -> status != InstanceStatus.SUSPENDED)
                 .map(InstanceStatus::label)
                 .sorted()
                 .collect(Collectors.joining(",", "{", "}"));

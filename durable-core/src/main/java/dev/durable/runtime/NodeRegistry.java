@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,11 +40,15 @@ final class NodeRegistry {
     NodeRegistry(NodeRepository nodes, String nodeId, MachineRegistry machines, EngineSettings settings) {
         this.nodes = nodes;
         this.nodeId = nodeId;
-        this.machineVersions = machines.all().stream()
-                .map(machine -> new NodeRepository.MachineVersion(machine.name(), machine.version()))
+        // The versions it runs: those it registers, and the older ones their highest version upcasts, whose rows it
+        // picks too (docs/DESIGN.md, "Upcasting"), so that they are not reported stranded.
+        this.versionsByMachine = new TreeMap<>();
+        machines.all().stream().map(MachineDefinition::name).distinct().forEach(name ->
+                versionsByMachine.put(name, List.copyOf(machines.runnableVersions(name))));
+        this.machineVersions = versionsByMachine.entrySet().stream()
+                .flatMap(entry -> entry.getValue().stream()
+                        .map(version -> new NodeRepository.MachineVersion(entry.getKey(), version)))
                 .toList();
-        this.versionsByMachine = machines.all().stream().collect(Collectors.groupingBy(MachineDefinition::name,
-                Collectors.mapping(MachineDefinition::version, Collectors.toList())));
         // A node is live while its registration is younger than a lease: its heartbeat renews it far more often.
         this.live = settings.leaseTtl();
     }

@@ -18,7 +18,8 @@ import org.springframework.jdbc.support.SqlArrayValue;
  * each queue in pick order, the first deadline, the first tick. The head of a queue is its next row unless a row of a
  * higher priority that is not yet due (a retry's back-off, a timer) stands before due rows of a lower priority;
  * {@link #PROBE_EVERY_PRIORITY}, once a second, walks the pick index loosely, from priority to priority, and finds
- * those too. Both go through {@link StatementPlanning#hot()}: on an analyzed empty table their generic plans scan the
+ * those too. Suspended rows, which wait at {@code 'infinity'} (docs/DESIGN.md, "Suspension"), are never due: both stop
+ * before them (a distance to an infinite instant is an error, pitfall P18). Both go through {@link StatementPlanning#hot()}: on an analyzed empty table their generic plans scan the
  * table (a seq scan costs nothing there), which would stay cached as the table grows, so while the statistics call
  * the table small they are planned at every execution; the heads' probe is kept simple because that planning is most
  * of its cost ({@code GenericPlanTest}).
@@ -30,7 +31,7 @@ final class ProbeRepository {
             SELECT 'queue' AS kind, q.queue AS name,
                    (SELECT (extract(epoch FROM i.eligible_at - now()) * 1000)::bigint
                     FROM {schema}.durable_instance i
-                    WHERE i.queue = q.queue AND i.status = 'runnable'
+                    WHERE i.queue = q.queue AND i.status = 'runnable' AND i.eligible_at < 'infinity'
                     ORDER BY i.priority, i.eligible_at LIMIT 1) AS due_in
             FROM unnest(:queues::text[]) AS q(queue)
             UNION ALL
@@ -66,7 +67,7 @@ final class ProbeRepository {
             SELECT 'queue' AS kind, h.queue AS name,
                    (extract(epoch FROM min((SELECT i.eligible_at FROM {schema}.durable_instance i
                                             WHERE i.queue = h.queue AND i.status = 'runnable'
-                                              AND i.priority = h.priority
+                                              AND i.priority = h.priority AND i.eligible_at < 'infinity'
                                             ORDER BY i.eligible_at LIMIT 1)) - now()) * 1000)::bigint AS due_in
             FROM heads h
             WHERE h.priority IS NOT NULL

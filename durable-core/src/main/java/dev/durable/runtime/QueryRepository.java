@@ -25,9 +25,14 @@ import org.springframework.jdbc.support.SqlArrayValue;
  */
 final class QueryRepository {
 
+    // The read statements show a suspended instance, stored as a runnable row with its reason in suspension, with the
+    // status 'suspended' (docs/DESIGN.md, "Suspension").
     private static final String FIND = """
             /* durable: find */
-            SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
+            SELECT id, machine, machine_version, step,
+                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
+                       AS status,
+                   queue, priority, partition_key, awaits,
                    attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
                    unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
                    result::text AS result, created_at, updated_at, parent_id
@@ -38,7 +43,10 @@ final class QueryRepository {
     // A parent's children in the order they were started, through the parent index.
     static final String CHILDREN = """
             /* durable: children */
-            SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
+            SELECT id, machine, machine_version, step,
+                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
+                       AS status,
+                   queue, priority, partition_key, awaits,
                    attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
                    unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
                    result::text AS result, created_at, updated_at, parent_id
@@ -50,7 +58,9 @@ final class QueryRepository {
     // A page of an instance's history, oldest first, through the history index.
     static final String HISTORY = """
             /* durable: history */
-            SELECT id, instance_id, step, event, next_step, status::text AS status, attempt, node, lease_token, at,
+            SELECT id, instance_id, step, event, next_step,
+                   CASE WHEN event = 'suspend' THEN 'suspended' ELSE status::text END AS status,
+                   attempt, node, lease_token, at,
                    duration_ms, error, signals
             FROM {schema}.durable_history
             WHERE instance_id = :instanceId AND id > :afterId
@@ -60,17 +70,22 @@ final class QueryRepository {
 
     private static final String COUNT = """
             /* durable: count */
-            SELECT queue, status::text AS status, count(*) AS n
+            SELECT queue,
+                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
+                       AS status,
+                   count(*) AS n
             FROM {schema}.durable_instance
-            GROUP BY queue, status
+            GROUP BY 1, 2
             """;
 
-    // Per queue: the counts of the unfinished statuses, the age of the oldest eligible runnable row, the expired
-    // leases, and the done and cancelled counts. Reads the whole table.
+    // Per queue: the counts of the unfinished statuses (a suspended row is runnable with a reason, and counted apart),
+    // the age of the oldest eligible runnable row, the expired leases, and the done and cancelled counts. Reads the
+    // whole table.
     private static final String SUMMARIZE = """
             /* durable: summarize */
             SELECT queue,
-                   count(*) FILTER (WHERE status = 'runnable') AS runnable,
+                   count(*) FILTER (WHERE status = 'runnable' AND suspension IS NULL) AS runnable,
+                   count(*) FILTER (WHERE status = 'runnable' AND suspension IS NOT NULL) AS suspended,
                    count(*) FILTER (WHERE status = 'executing') AS executing,
                    count(*) FILTER (WHERE status = 'awaiting_signal') AS awaiting_signal,
                    count(*) FILTER (WHERE status = 'failed') AS failed,
@@ -90,20 +105,21 @@ final class QueryRepository {
     static final String SUMMARIZE_LIVE = """
             /* durable: summarize live */
             WITH live AS (
-                SELECT queue, status, eligible_at, lease_expires_at
+                SELECT queue, status, eligible_at, lease_expires_at, suspension
                 FROM {schema}.durable_instance WHERE status = 'runnable'
                 UNION ALL
-                SELECT queue, status, eligible_at, lease_expires_at
+                SELECT queue, status, eligible_at, lease_expires_at, NULL
                 FROM {schema}.durable_instance WHERE status = 'executing'
                 UNION ALL
-                SELECT queue, status, eligible_at, lease_expires_at
+                SELECT queue, status, eligible_at, lease_expires_at, NULL
                 FROM {schema}.durable_instance WHERE status = 'awaiting_signal'
                 UNION ALL
-                SELECT queue, status, eligible_at, lease_expires_at
+                SELECT queue, status, eligible_at, lease_expires_at, NULL
                 FROM {schema}.durable_instance WHERE status = 'failed'
             )
             SELECT queue,
-                   count(*) FILTER (WHERE status = 'runnable') AS runnable,
+                   count(*) FILTER (WHERE status = 'runnable' AND suspension IS NULL) AS runnable,
+                   count(*) FILTER (WHERE status = 'runnable' AND suspension IS NOT NULL) AS suspended,
                    count(*) FILTER (WHERE status = 'executing') AS executing,
                    count(*) FILTER (WHERE status = 'awaiting_signal') AS awaiting_signal,
                    count(*) FILTER (WHERE status = 'failed') AS failed,
@@ -116,26 +132,32 @@ final class QueryRepository {
             """;
 
     // An operator's retry of a failed instance: back to runnable at the step it failed at, attempt 0. A child that
-    // runs again is no longer ended: its parent counts one ended child less (docs/DESIGN.md, "Children").
-    private static final String RETRY_FAILED = """
+    // runs again is no longer ended: its parent counts one ended child less (docs/DESIGN.md, "Children"). The same
+    // retry resumes a suspended instance (runnable with a reason, docs/DESIGN.md, "Suspension"): its reason goes and it
+    // is eligible now, at the attempt it was suspended at; it never ended, so its parent counts nothing. The row is
+    // locked by id, then judged as the lock left it (a suspension or a cancel may have just committed).
+    static final String RETRY_FAILED = """
             /* durable: retry failed */
             WITH target AS (
-                SELECT id, attempt FROM {schema}.durable_instance WHERE id = :id AND status = 'failed'
+                SELECT id, status, attempt FROM {schema}.durable_instance
+                WHERE id = :id AND (status = 'failed' OR (status = 'runnable' AND suspension IS NOT NULL))
                 FOR NO KEY UPDATE
             ), retried AS (
                 UPDATE {schema}.durable_instance d
-                SET status = 'runnable', attempt = 0, eligible_at = now(), lease_token = NULL, updated_at = now()
+                SET status = 'runnable', attempt = CASE WHEN t.status = 'failed' THEN 0 ELSE d.attempt END,
+                    eligible_at = now(), suspension = NULL, lease_token = NULL, updated_at = now()
                 FROM target t
                 WHERE d.id = :id AND d.id = t.id
-                RETURNING d.id, d.queue, d.parent_id, d.step, t.attempt
+                RETURNING d.id, d.queue, d.parent_id, d.step, t.attempt, t.status AS was
             ), parent AS (
                 UPDATE {schema}.durable_instance p
                 SET children_ended = p.children_ended - 1
                 FROM retried r
-                WHERE p.id = r.parent_id
+                WHERE p.id = r.parent_id AND r.was = 'failed'
             ), recorded AS (
                 INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node)
-                SELECT id, step, 'retry_failed', 'runnable', attempt, :node
+                SELECT id, step, CASE WHEN was = 'failed' THEN 'retry_failed' ELSE 'retry_suspended' END, 'runnable',
+                       attempt, :node
                 FROM retried
                 WHERE CAST(:history AS boolean)
             )
@@ -148,28 +170,38 @@ final class QueryRepository {
     // a key, only the latest is retried, and none while another holds the key (an instance whose scope includes
     // failed holds its own key, hence h.id <> d.id). A start taking the key between this statement's snapshot and its
     // write still collides on the unique index; the caller reports that.
+    // The suspended instances among :id are resumed, as by RETRY_FAILED: they hold their key (a suspended row is
+    // runnable), so none is skipped, and no parent counts them.
     static final String RETRY_FAILED_PAGE = """
             /* durable: retry failed page */
-            WITH retried AS (
+            WITH target AS (
+                SELECT id, status, attempt FROM {schema}.durable_instance
+                WHERE id = ANY (:id::bigint[])
+                  AND (status = 'failed' OR (status = 'runnable' AND suspension IS NOT NULL))
+            ), retried AS (
                 UPDATE {schema}.durable_instance d
-                SET status = 'runnable', attempt = 0, eligible_at = now(), lease_token = NULL, updated_at = now()
-                WHERE d.id = ANY (:id::bigint[]) AND d.status = 'failed'
-                  AND (d.unique_key IS NULL
+                SET status = 'runnable', attempt = CASE WHEN t.status = 'failed' THEN 0 ELSE d.attempt END,
+                    eligible_at = now(), suspension = NULL, lease_token = NULL, updated_at = now()
+                FROM target t
+                WHERE d.id = ANY (:id::bigint[]) AND d.id = t.id
+                  AND (t.status = 'runnable'
+                       OR d.unique_key IS NULL
                        OR (d.id = (SELECT max(o.id) FROM {schema}.durable_instance o
                                    WHERE o.id = ANY (:id::bigint[]) AND o.status = 'failed'
                                      AND o.unique_key = d.unique_key)
                            AND NOT EXISTS (SELECT 1 FROM {schema}.durable_instance h
                                            WHERE h.unique_guard = d.unique_key AND h.id <> d.id)))
-                RETURNING d.id, d.queue, d.parent_id, d.step
+                RETURNING d.id, d.queue, d.parent_id, d.step, d.attempt, t.status AS was
             ), parent AS (
                 UPDATE {schema}.durable_instance p
                 SET children_ended = p.children_ended - c.n
-                FROM (SELECT parent_id, count(*)::int AS n FROM retried WHERE parent_id IS NOT NULL
+                FROM (SELECT parent_id, count(*)::int AS n FROM retried WHERE parent_id IS NOT NULL AND was = 'failed'
                       GROUP BY parent_id) c
                 WHERE p.id = c.parent_id
             ), recorded AS (
                 INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node)
-                SELECT id, step, 'retry_failed', 'runnable', 0, :node
+                SELECT id, step, CASE WHEN was = 'failed' THEN 'retry_failed' ELSE 'retry_suspended' END, 'runnable',
+                       attempt, :node
                 FROM retried
                 WHERE CAST(:history AS boolean)
             )
@@ -269,7 +301,8 @@ final class QueryRepository {
     }
 
     /**
-     * Makes a failed instance runnable again; the queue it runs on, or empty if it was missing or not failed.
+     * Makes a failed or suspended instance runnable again; the queue it runs on, or empty if it was missing or
+     * neither.
      *
      * @throws org.springframework.dao.DuplicateKeyException if another instance holds its unique key now
      */

@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -37,15 +38,24 @@ final class SearchRepository {
 
     // A page, oldest first. Every criterion is optional (NULL: not set); :statuses is never NULL (every status when
     // the query names none). Ids start at 1, so afterId 0 reads from the first.
+    // A suspended instance is a runnable row with a reason (docs/DESIGN.md, "Suspension"): :statuses names the stored
+    // statuses (runnable for suspended), :suspended and :plainRunnable which of the two kinds of runnable rows are
+    // wanted, and :onlySuspended that nothing else is, so that the plan can read the index of suspended rows.
     static final String SEARCH = """
             /* durable: search */
-            SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
+            SELECT id, machine, machine_version, step,
+                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
+                       AS status,
+                   queue, priority, partition_key, awaits,
                    attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
                    unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
                    result::text AS result, created_at, updated_at, parent_id
             FROM {schema}.durable_instance
             WHERE id > :afterId
               AND status = ANY (:statuses)
+              AND (suspension IS NULL OR CAST(:suspended AS boolean))
+              AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
+              AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
               AND (CAST(:queue AS text) IS NULL OR queue = :queue)
               AND (CAST(:machine AS text) IS NULL OR machine = :machine)
               AND (CAST(:version AS integer) IS NULL OR machine_version = :version)
@@ -65,13 +75,19 @@ final class SearchRepository {
     // SEARCH newest first: the same criteria, the keyset and the order reversed (afterId 0: from the newest).
     static final String SEARCH_NEWEST_FIRST = """
             /* durable: search newest first */
-            SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
+            SELECT id, machine, machine_version, step,
+                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
+                       AS status,
+                   queue, priority, partition_key, awaits,
                    attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
                    unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
                    result::text AS result, created_at, updated_at, parent_id
             FROM {schema}.durable_instance
             WHERE (CAST(:afterId AS bigint) = 0 OR id < :afterId)
               AND status = ANY (:statuses)
+              AND (suspension IS NULL OR CAST(:suspended AS boolean))
+              AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
+              AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
               AND (CAST(:queue AS text) IS NULL OR queue = :queue)
               AND (CAST(:machine AS text) IS NULL OR machine = :machine)
               AND (CAST(:version AS integer) IS NULL OR machine_version = :version)
@@ -99,6 +115,9 @@ final class SearchRepository {
             FROM {schema}.durable_instance
             WHERE id > :afterId
               AND status = ANY (:statuses)
+              AND (suspension IS NULL OR CAST(:suspended AS boolean))
+              AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
+              AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
               AND (CAST(:queue AS text) IS NULL OR queue = :queue)
               AND (CAST(:machine AS text) IS NULL OR machine = :machine)
               AND (CAST(:version AS integer) IS NULL OR machine_version = :version)
@@ -119,7 +138,10 @@ final class SearchRepository {
     // The instance holding a unique key now, through the unique index (docs/DESIGN.md, "Uniqueness").
     static final String FIND_HOLDER = """
             /* durable: find unique key holder */
-            SELECT id, machine, machine_version, step, status::text AS status, queue, priority, partition_key, awaits,
+            SELECT id, machine, machine_version, step,
+                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
+                       AS status,
+                   queue, priority, partition_key, awaits,
                    attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
                    unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
                    result::text AS result, created_at, updated_at, parent_id
@@ -200,6 +222,9 @@ final class SearchRepository {
                 .param("afterId", query.afterId())
                 .param("statuses", query.statuses().isEmpty() ? EVERY_STATUS : statusArray(query.statuses()),
                         Types.OTHER)
+                .param("suspended", wants(query, InstanceStatus.SUSPENDED))
+                .param("plainRunnable", wants(query, InstanceStatus.RUNNABLE))
+                .param("onlySuspended", query.statuses().equals(Set.of(InstanceStatus.SUSPENDED)))
                 .param("queue", query.queue(), Types.VARCHAR)
                 .param("machine", query.machine(), Types.VARCHAR)
                 .param("version", query.version(), Types.INTEGER)
@@ -214,9 +239,17 @@ final class SearchRepository {
                 .param("limit", query.limit());
     }
 
-    /** A PostgreSQL array literal of status labels, e.g. {@code {failed,cancelled}}: labels need no quoting. */
+    private static boolean wants(InstanceQuery query, InstanceStatus status) {
+        return query.statuses().isEmpty() || query.statuses().contains(status);
+    }
+
+    /**
+     * A PostgreSQL array literal of the stored statuses of {@code statuses}, e.g. {@code {failed,cancelled}}: labels
+     * need no quoting; a suspended instance is stored as runnable.
+     */
     private static String statusArray(Collection<InstanceStatus> statuses) {
-        return statuses.stream().map(InstanceStatus::label).collect(Collectors.joining(",", "{", "}"));
+        return statuses.stream().map(status -> status == InstanceStatus.SUSPENDED ? InstanceStatus.RUNNABLE : status)
+                .distinct().map(InstanceStatus::label).collect(Collectors.joining(",", "{", "}"));
     }
 
     private static @Nullable OffsetDateTime timestamp(@Nullable Instant instant) {

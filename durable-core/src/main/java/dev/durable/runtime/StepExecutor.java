@@ -208,9 +208,12 @@ final class StepExecutor {
     private void finished(RunningStep running, StepRunner.@Nullable Decision decision,
             Committer.Result result) {
         ClaimedStep claimed = running.claimed();
-        if (decision != null && decision.transition().kind() == Outcome.Kind.STOP
-                && result.fate() == StepEvent.Fate.COMMITTED) {
-            reportFailure(claimed, decision);
+        if (decision != null && result.fate() == StepEvent.Fate.COMMITTED) {
+            if (decision.transition().kind() == Outcome.Kind.STOP) {
+                reportFailure(claimed, decision);
+            } else if (decision.suspends()) {
+                reportSuspension(claimed, decision);
+            }
         }
         events.stepFinished(new StepEvent(claimed.id(), claimed.machine(), claimed.version(), claimed.step(),
                 claimed.queue(), claimed.leaseToken(), decision == null ? null : decision.outcome(), result.fate(),
@@ -232,6 +235,24 @@ final class StepExecutor {
             log.warn("Instance {} ({} v{}) failed at step '{}', attempt {}: {}", claimed.id(), claimed.machine(),
                     claimed.version(), claimed.step(), claimed.attempt(), reason, decision.error());
         }
+    }
+
+    /**
+     * An instance has just been suspended instead of running its step (docs/DESIGN.md, "Suspension"): said once per
+     * suspension, at WARN, by the node whose write suspended it, with the upcaster's error when one failed; never the
+     * state. A retry that finds it no better suspends it again, and says so again.
+     */
+    private void reportSuspension(ClaimedStep claimed, StepRunner.Decision decision) {
+        String reason = decision.transition().error();
+        if (decision.error() == null) {
+            log.warn("Instance {} ({} v{}) suspended at step '{}': {}", claimed.id(), claimed.machine(),
+                    claimed.version(), claimed.step(), reason);
+        } else {
+            log.warn("Instance {} ({} v{}) suspended at step '{}': {}", claimed.id(), claimed.machine(),
+                    claimed.version(), claimed.step(), reason, decision.error());
+        }
+        events.instanceSuspended(claimed.id(), claimed.machine(), claimed.version(), claimed.step(),
+                String.valueOf(reason));
     }
 
     /** The step's work on its claim is over: it ends, which gives back its claim (and slot), and leaves the in-flight set. */

@@ -30,11 +30,26 @@ import org.springframework.dao.DataAccessException;
  * machine's error handler, whose outcome is used instead; with no handler the instance fails with the error's
  * description, and if the handler itself throws, the instance fails with both errors. An {@link Error} is not handled
  * here: it propagates and the step is treated like a crash.
+ *
+ * <p>Before anything runs, the row is prepared ({@link StatePreparation}): a row stored by older code is upcast and its
+ * step renamed, and its state read. A row whose state would lose stored properties, or whose upcast failed, runs
+ * nothing at all, not even the error handler (whose outcome could write the narrowed state back): it is suspended, or
+ * failed, as {@link EngineSettings#lossyState()} says (docs/DESIGN.md, "Suspension").
  */
 final class StepRunner {
 
-    /** What a step decided, ready to commit. */
-    record Decision(Transition transition, Outcome.Kind outcome, @Nullable Throwable error) {
+    /**
+     * What a step decided, ready to commit.
+     *
+     * @param outcome what the step or its error handler decided; {@code null} when nothing ran (a suspension)
+     * @param error   why the error path was taken, or what made the row refused
+     */
+    record Decision(Transition transition, Outcome.@Nullable Kind outcome, @Nullable Throwable error) {
+
+        /** Whether the decision suspends the instance instead of running its step. */
+        boolean suspends() {
+            return transition.suspension() != null;
+        }
     }
 
     private static final int MAX_ERROR_LENGTH = 4000;
@@ -43,6 +58,8 @@ final class StepRunner {
     private final MachineRegistry machines;
     private final JsonCodec codec;
     private final StoredValues values;
+    private final StatePreparation preparation;
+    private final EngineSettings.LossyState lossyState;
     private final @Nullable Duration defaultTimeout;
     private final DefaultStepContext.ChildrenReader children;
 
@@ -50,38 +67,69 @@ final class StepRunner {
      * @param children reads a parent's children when its step asks for them ({@link StepContext#children()}): the
      *                 one database read a step can make through the engine, and only when it asks
      */
-    StepRunner(MachineRegistry machines, JsonCodec codec, StoredValues values, @Nullable Duration defaultTimeout,
-            DefaultStepContext.ChildrenReader children) {
+    StepRunner(MachineRegistry machines, JsonCodec codec, StoredValues values, EngineSettings.LossyState lossyState,
+            @Nullable Duration defaultTimeout, DefaultStepContext.ChildrenReader children) {
         this.machines = machines;
         this.codec = codec;
         this.values = values;
+        this.preparation = new StatePreparation(machines, codec);
+        this.lossyState = lossyState;
         this.defaultTimeout = defaultTimeout;
         this.children = children;
     }
 
     /** The timeout of the claimed step: the step's, else its machine's, else the engine's; null for none. */
     @Nullable Duration timeoutOf(ClaimedStep claimed) {
-        MachineDefinition machine = machines.find(claimed.machine(), claimed.version()).orElse(null);
-        StepDefinition step = machine == null ? null : machine.step(claimed.step());
+        MachineDefinition machine = preparation.definitionFor(claimed.machine(), claimed.version());
+        String name = machine == null ? null : machine.currentStepName(claimed.step());
+        StepDefinition step = name == null ? null : machine.step(name);
         Duration own = machine == null || step == null ? null : machine.timeoutOf(step);
         return own != null ? own : defaultTimeout;
     }
 
     Decision run(RunningStep running) {
-        ClaimedStep claimed = running.claimed();
-        MachineDefinition machine = machines.find(claimed.machine(), claimed.version())
-                .orElseThrow(() -> new IllegalStateException("Picked a row of unregistered machine "
-                        + claimed.machine() + " v" + claimed.version()));
-        DefaultStepContext context = new DefaultStepContext(claimed, inbox(claimed), children);
-        StepDefinition step = machine.step(claimed.step());
+        ClaimedStep stored = running.claimed();
+        StatePreparation.Prepared prepared = preparation.prepare(stored.machine(), stored.version(), stored.step(),
+                stored.stateJson());
+        if (prepared instanceof StatePreparation.Unregistered) {
+            throw new IllegalStateException("Picked a row of unregistered machine " + stored.machine() + " v"
+                    + stored.version());
+        }
+        if (prepared instanceof StatePreparation.Refused refused) {
+            return refuse(stored, refused);
+        }
+        StatePreparation.Ready ready = (StatePreparation.Ready) prepared;
+        Upgrade upgrade = ready.upgrade();
+        // The step runs as what it is now: its context, its history and its messages name the current version and
+        // step; the commit writes them into the row.
+        ClaimedStep claimed = upgrade == null ? stored : stored.upgradedTo(upgrade);
+        Decision decision = run(running, claimed, ready);
+        return upgrade == null ? decision
+                : new Decision(decision.transition().upgrading(upgrade), decision.outcome(), decision.error());
+    }
 
-        Object state = null;
-        boolean stateReadable = true;
+    /**
+     * A row whose step must not run: suspended, or failed, as the lossy-state setting says; its stored state, version
+     * and step are left as they are.
+     */
+    private Decision refuse(ClaimedStep claimed, StatePreparation.Refused refused) {
+        String reason = clean(refused.reason());
+        if (lossyState == EngineSettings.LossyState.FAIL) {
+            return new Decision(Transition.stop(claimed, reason), Outcome.Kind.STOP, refused.cause());
+        }
+        return new Decision(Transition.suspend(claimed, reason), null, refused.cause());
+    }
+
+    private Decision run(RunningStep running, ClaimedStep claimed, StatePreparation.Ready ready) {
+        MachineDefinition machine = ready.definition();
+        DefaultStepContext context = new DefaultStepContext(claimed, inbox(claimed), children);
+        StepDefinition step = ready.stepDefinition();
+
+        Object state = ready.state();
+        boolean stateReadable = ready.unreadable() == null;
         Exception failure = null;
-        try {
-            state = claimed.stateJson() == null ? null : codec.read(claimed.stateJson(), machine.stateType());
-        } catch (JsonCodecException e) {
-            stateReadable = false;
+        if (!stateReadable) {
+            JsonCodecException e = ready.unreadable();
             failure = new StepFailureException.UnreadableState("The state of instance " + claimed.id() + " ("
                     + machine.describe() + ", step '" + claimed.step() + "') cannot be read as "
                     + machine.stateType().getTypeName() + "; the stored JSON is kept: " + e.getMessage(), e);

@@ -25,11 +25,18 @@ import org.jspecify.annotations.Nullable;
  *                      waits for one more
  * @param children      the child instances this transition starts if it commits
  * @param refill        the queue whose next row the commit claims for the step's slot, or {@code null}
+ * @param suspension    {@code RETRY} only: why the row is suspended instead of retried (its stored state would lose
+ *                      properties, or its upcast failed): it stays runnable but is never picked until an operator
+ *                      retries it, and nothing of it but that is written (docs/DESIGN.md, "Suspension")
+ * @param upgrade       what the commit writes besides the outcome because the row was stored by older code: the
+ *                      version the step ran on, its current name, an upcast state; {@code null} when the row is
+ *                      current
  */
 record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
         @Nullable String stateJson, long delayMillis, List<String> awaits, @Nullable Long timeoutMillis,
         List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error, Outcome.@Nullable Join join,
-        int childrenSeen, List<NewChild> children, @Nullable Refill refill) {
+        int childrenSeen, List<NewChild> children, @Nullable Refill refill, @Nullable String suspension,
+        @Nullable Upgrade upgrade) {
 
     /**
      * The run of a step that ended in a transition.
@@ -62,6 +69,10 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
         if (keepsClaim && refill != null) {
             throw new IllegalArgumentException("a next that keeps its claim keeps its slot too: it refills nothing");
         }
+        if (suspension != null && (kind != Outcome.Kind.RETRY || stateJson != null || upgrade != null
+                || delayMillis != 0)) {
+            throw new IllegalArgumentException("a suspension is a retry that writes nothing but itself");
+        }
     }
 
     public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson,
@@ -73,13 +84,13 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson, List<Long> awaitedIds,
             long delayMillis) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.NEXT, false, step, stateJson, delayMillis,
-                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null);
+                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null, null, null);
     }
 
     public static Transition retry(ClaimedStep claimed, @Nullable String stateJson, long delayMillis,
             @Nullable String error) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, stateJson,
-                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null);
+                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null, null, null);
     }
 
     public static Transition await(ClaimedStep claimed, String signal, @Nullable String stateJson,
@@ -100,17 +111,27 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     public static Transition await(ClaimedStep claimed, List<String> signals, Outcome.@Nullable Join join,
             int childrenSeen, @Nullable Long timeoutMillis, @Nullable String stateJson, List<Long> awaitedIds) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.AWAIT, false, null, stateJson, 0, signals,
-                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null);
+                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null, null, null);
     }
 
     public static Transition done(ClaimedStep claimed, String resultJson) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.DONE, false, null, null, 0, List.of(),
-                null, List.of(), resultJson, null, null, 0, List.of(), null);
+                null, List.of(), resultJson, null, null, 0, List.of(), null, null, null);
     }
 
     public static Transition stop(ClaimedStep claimed, String reason) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.STOP, false, null, null, 0, List.of(),
-                null, List.of(), null, reason, null, 0, List.of(), null);
+                null, List.of(), null, reason, null, 0, List.of(), null, null, null);
+    }
+
+    /**
+     * The suspension of a claimed row whose step was not run ({@code reason}, recorded in last_error too): the row goes
+     * back to runnable, its attempt, state, version and step untouched, and is never picked until an operator retries
+     * it (docs/DESIGN.md, "Suspension").
+     */
+    public static Transition suspend(ClaimedStep claimed, String reason) {
+        return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, null, 0, List.of(),
+                null, List.of(), null, reason, null, 0, List.of(), null, reason, null);
     }
 
     private static Run runOf(ClaimedStep claimed) {
@@ -122,10 +143,28 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
         return awaits.isEmpty() ? null : awaits.get(0);
     }
 
+    /**
+     * The state the commit writes: the outcome's, else an upcast state the outcome keeps (a terminal outcome's), else
+     * {@code null} to keep the stored one.
+     */
+    @Nullable String storedState() {
+        return stateJson != null || upgrade == null ? stateJson : upgrade.stateJson();
+    }
+
+    /** The version the commit writes, or {@code null} to keep the row's. */
+    @Nullable Integer upgradedVersion() {
+        return upgrade == null ? null : upgrade.version();
+    }
+
+    /** The step name the commit writes where the outcome keeps the step, or {@code null} to keep the row's. */
+    @Nullable String renamedStep() {
+        return upgrade == null ? null : upgrade.step();
+    }
+
     /** This {@code next}, keeping the claim for the next step. */
     public Transition keepingClaim() {
         return new Transition(claim, run, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
-                resultJson, error, join, childrenSeen, children, null);
+                resultJson, error, join, childrenSeen, children, null, suspension, upgrade);
     }
 
     /** This transition, also starting {@code more} children when it commits. */
@@ -133,26 +172,39 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
         List<NewChild> all = new ArrayList<>(children);
         all.addAll(more);
         return new Transition(claim, run, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
-                awaitedIds, resultJson, error, join, childrenSeen, all, refill);
+                awaitedIds, resultJson, error, join, childrenSeen, all, refill, suspension, upgrade);
     }
 
     /** This transition, its step having run for {@code durationMillis}. */
     public Transition took(long durationMillis) {
         return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis), kind, keepsClaim, step,
                 stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join, childrenSeen,
-                children, refill);
+                children, refill, suspension, upgrade);
     }
 
     /** This transition, also claiming the next row of {@code refill}'s queue for the step's slot when it commits. */
     public Transition refilling(Refill refill) {
         return new Transition(claim, run, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
-                awaitedIds, resultJson, error, join, childrenSeen, children, refill);
+                awaitedIds, resultJson, error, join, childrenSeen, children, refill, suspension, upgrade);
     }
 
-    /** A stop of the same claim and run, in place of this transition, which the database refused ({@code reason}). */
+    /**
+     * This transition, also writing {@code upgrade} into the row (docs/DESIGN.md, "Upcasting"); the history records
+     * the step by its current name.
+     */
+    public Transition upgrading(Upgrade upgrade) {
+        return new Transition(claim, new Run(upgrade.step(), run.attempt(), run.durationMillis()), kind, keepsClaim,
+                step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join,
+                childrenSeen, children, refill, suspension, upgrade);
+    }
+
+    /**
+     * A stop of the same claim and run, in place of this transition, which the database refused ({@code reason}). It
+     * upgrades nothing: the row fails as stored.
+     */
     public Transition refused(String reason) {
         return new Transition(claim, run, Outcome.Kind.STOP, false, null, null, 0, List.of(), null, List.of(), null,
-                reason, null, 0, List.of(), null);
+                reason, null, 0, List.of(), null, null, null);
     }
 
     public long id() {

@@ -37,7 +37,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * row (docs/DESIGN.md, "Fencing" and pitfall P3); a write that matches no row lost its lease and changes nothing.
  * The ids are also given as {@code = ANY}, so that the planner reaches the rows through the primary key whatever
  * the batch size (a join with {@code unnest} alone can be planned as a hash join over a scan of the table). In each
- * statement, a NULL state (the step kept its state) leaves the stored one as it is.
+ * statement, a NULL state (the step kept its state) leaves the stored one as it is, and so do a NULL version and a
+ * NULL renamed step: only a row stored by older code gets them, its upgrade written by the outcome's own statement
+ * (docs/DESIGN.md, "Upcasting").
  *
  * <p>The writes run on the committer's thread, which carries no transaction: a batch of one statement commits on
  * its own, a batch of several runs in a transaction of its own. All go through {@link StatementPlanning#hot()}. The
@@ -53,12 +55,13 @@ final class TransitionRepository {
             /* durable: next */
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
-                                     :delayMs::bigint[], :ranStep::text[], :attempt::int[], :durationMs::bigint[])
-                    AS o(id, token, step, state, delay_ms, ran_step, attempt, duration_ms)
+                                     :delayMs::bigint[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
+                                     :version::int[])
+                    AS o(id, token, step, state, delay_ms, ran_step, attempt, duration_ms, version)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable', step = o.step,
-                    state = coalesce(o.state::jsonb, d.state),
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
                     attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
                     eligible_at = now() + o.delay_ms * interval '1 millisecond',
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
@@ -94,12 +97,12 @@ final class TransitionRepository {
             /* durable: continue */
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
-                                     :ranStep::text[], :attempt::int[], :durationMs::bigint[])
-                    AS o(id, token, step, state, ran_step, attempt, duration_ms)
+                                     :ranStep::text[], :attempt::int[], :durationMs::bigint[], :version::int[])
+                    AS o(id, token, step, state, ran_step, attempt, duration_ms, version)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET step = o.step,
-                    state = coalesce(o.state::jsonb, d.state),
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
                     attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
                     eligible_at = now(),
                     lease_expires_at = now() + :leaseMs * interval '1 millisecond', updated_at = now()
@@ -145,17 +148,27 @@ final class TransitionRepository {
 
     // retry: same step, attempt + 1, runnable after the delay; consumes nothing and keeps awaits, the deadline and
     // the join on children, so the re-run step sees the same signals, the same timeout and the same join.
+    // A suspension (docs/DESIGN.md, "Suspension") rides in the same statement: a row whose step was not run goes back
+    // to runnable with its attempt, state, version and step as stored, eligible at 'infinity' (past the end of every
+    // pick's walk of the pick index, so never picked) and its reason in suspension and last_error, until an operator
+    // retries it. A rare write, so it costs no statement of its own in a batch.
     static final String APPLY_RETRY = """
             /* durable: retry */
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :state::text[], :delayMs::bigint[],
-                                     :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[])
-                    AS o(id, token, state, delay_ms, error, ran_step, attempt, duration_ms)
+                                     :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
+                                     :version::int[], :renamed::text[], :suspension::text[])
+                    AS o(id, token, state, delay_ms, error, ran_step, attempt, duration_ms, version, renamed,
+                         suspension)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable',
-                    state = coalesce(o.state::jsonb, d.state),
-                    attempt = d.attempt + 1, eligible_at = now() + o.delay_ms * interval '1 millisecond',
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
+                    step = coalesce(o.renamed, d.step),
+                    attempt = CASE WHEN o.suspension IS NULL THEN d.attempt + 1 ELSE d.attempt END,
+                    eligible_at = CASE WHEN o.suspension IS NULL THEN now() + o.delay_ms * interval '1 millisecond'
+                                       ELSE 'infinity' END,
+                    suspension = o.suspension,
                     last_error = coalesce(o.error, d.last_error),
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
@@ -164,7 +177,8 @@ final class TransitionRepository {
             ), recorded AS (
                 INSERT INTO {schema}.durable_history
                     (instance_id, step, event, status, attempt, node, lease_token, duration_ms, error)
-                SELECT o.id, o.ran_step, 'retry', 'runnable', o.attempt, :node, o.token, o.duration_ms, o.error
+                SELECT o.id, o.ran_step, CASE WHEN o.suspension IS NULL THEN 'retry' ELSE 'suspend' END, 'runnable',
+                       o.attempt, :node, o.token, o.duration_ms, o.error
                 FROM o JOIN applied a ON a.id = o.id
                 WHERE CAST(:history AS boolean)
             )
@@ -231,15 +245,17 @@ final class TransitionRepository {
             /* durable: await park */
             WITH o AS (
                 SELECT o.id, o.token, o.awaits, o.state, o.join_on, o.children_seen, o.ran_step, o.attempt,
-                       o.duration_ms, now() + o.timeout_ms * interval '1 millisecond' AS deadline,
+                       o.duration_ms, o.version, o.renamed,
+                       now() + o.timeout_ms * interval '1 millisecond' AS deadline,
                        (SELECT array_agg(n.name ORDER BY n.nth)
                         FROM unnest(:setInstance::bigint[], :setName::text[]) WITH ORDINALITY
                             AS n(instance_id, name, nth)
                         WHERE n.instance_id = o.id) AS awaits_set
                 FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :timeoutMs::bigint[], :state::text[],
                             :joinOn::text[], :childrenSeen::int[], :ranStep::text[], :attempt::int[],
-                            :durationMs::bigint[])
-                    AS o(id, token, awaits, timeout_ms, state, join_on, children_seen, ran_step, attempt, duration_ms)
+                            :durationMs::bigint[], :version::int[], :renamed::text[])
+                    AS o(id, token, awaits, timeout_ms, state, join_on, children_seen, ran_step, attempt, duration_ms,
+                         version, renamed)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = CASE WHEN o.deadline <= now()
@@ -260,7 +276,8 @@ final class TransitionRepository {
                     awaits_children = CASE o.join_on
                                           WHEN 'all' THEN d.children_started
                                           WHEN 'any' THEN least(o.children_seen + 1, d.children_started) END,
-                    state = coalesce(o.state::jsonb, d.state),
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
+                    step = coalesce(o.renamed, d.step),
                     eligible_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
                 WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
@@ -282,12 +299,15 @@ final class TransitionRepository {
             /* durable: terminal */
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :status::text[], :result::text[],
-                                     :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[])
-                    AS o(id, token, status, result, error, ran_step, attempt, duration_ms)
+                                     :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
+                                     :version::int[], :renamed::text[], :state::text[])
+                    AS o(id, token, status, result, error, ran_step, attempt, duration_ms, version, renamed, state)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = o.status::{schema}.durable_status,
                     result = o.result::jsonb,
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
+                    step = coalesce(o.renamed, d.step),
                     last_error = CASE WHEN o.status = 'failed' THEN o.error ELSE d.last_error END,
                     awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
@@ -516,6 +536,7 @@ final class TransitionRepository {
                             ? InstanceStatus.DONE.label() : InstanceStatus.FAILED.label()))
                     .param("result", column(terminal, "text", Transition::resultJson))
                     .param("error", column(terminal, "text", Transition::error))
+                    .param("state", column(terminal, "text", Transition::storedState))
                     .query(rs -> {
                         ended.add(rs.getLong("id"));
                         long parent = rs.getLong("parent_id");
@@ -650,16 +671,17 @@ final class TransitionRepository {
         }
         return onClaims(sql, batch)
                 .param("step", column(batch, "text", Transition::step))
-                .param("state", column(batch, "text", Transition::stateJson))
+                .param("state", column(batch, "text", Transition::storedState))
                 .param("consumedInstance", new SqlArrayValue("int8", consumedInstance.toArray()))
                 .param("consumedSignal", new SqlArrayValue("int8", consumedSignal.toArray()));
     }
 
     private List<Long> applyRetry(List<Transition> batch) {
         return onClaims(applyRetrySql, batch)
-                .param("state", column(batch, "text", Transition::stateJson))
+                .param("state", column(batch, "text", Transition::storedState))
                 .param("delayMs", column(batch, "int8", Transition::delayMillis))
                 .param("error", column(batch, "text", Transition::error))
+                .param("suspension", column(batch, "text", Transition::suspension))
                 .query(Long.class)
                 .list();
     }
@@ -687,7 +709,7 @@ final class TransitionRepository {
                 .param("joinOn", column(batch, "text", transition -> transition.join() == null ? null
                         : transition.join().name().toLowerCase(Locale.ROOT)))
                 .param("childrenSeen", column(batch, "int4", Transition::childrenSeen))
-                .param("state", column(batch, "text", Transition::stateJson))
+                .param("state", column(batch, "text", Transition::storedState))
                 .param("seenInstance", new SqlArrayValue("int8", seenInstance.toArray()))
                 .param("seenSignal", new SqlArrayValue("int8", seenSignal.toArray()))
                 .param("setInstance", new SqlArrayValue("int8", setInstance.toArray()))
@@ -697,14 +719,17 @@ final class TransitionRepository {
     }
 
     /**
-     * A hot statement with the claims of {@code batch} bound as its {@code :id} and {@code :token} arrays, and what
-     * its history rows record: the runs ({@code :ranStep}, {@code :attempt}, {@code :durationMs}), whether to record
-     * them ({@code :history}) and the writing node ({@code :node}). A statement binds what it uses of these.
+     * A hot statement with the claims of {@code batch} bound as its {@code :id} and {@code :token} arrays, the rows'
+     * upgrades ({@code :version}, {@code :renamed}: NULL keeps the row's; docs/DESIGN.md, "Upcasting"), and what its
+     * history rows record: the runs ({@code :ranStep}, {@code :attempt}, {@code :durationMs}), whether to record them
+     * ({@code :history}) and the writing node ({@code :node}). A statement binds what it uses of these.
      */
     private JdbcClient.StatementSpec onClaims(String sql, List<Transition> batch) {
         return planning.hot().sql(sql)
                 .param("id", ids(batch))
                 .param("token", column(batch, "int8", transition -> transition.claim().token()))
+                .param("version", column(batch, "int4", Transition::upgradedVersion))
+                .param("renamed", column(batch, "text", Transition::renamedStep))
                 .param("ranStep", column(batch, "text", transition -> transition.run().step()))
                 .param("attempt", column(batch, "int4", transition -> transition.run().attempt()))
                 .param("durationMs", column(batch, "int8", transition -> transition.run().durationMillis()))

@@ -77,6 +77,10 @@ class SchemaUpgradeTest {
         long done = insertAsVersion1(3, "order-3");
         long executing = insertAsVersion1(4, null);
         long failed = insertAsVersion1(5, null);
+        // A state the upgraded code would narrow: the type has no place for "legacy".
+        long narrowed = jdbc.queryForObject("INSERT INTO " + SCHEMA + ".durable_instance (machine, machine_version,"
+                + " step, state, queue) VALUES ('orders', 1, 'pay', '{\"id\": 8, \"legacy\": \"kept\"}',"
+                + " 'default') RETURNING id", Long.class);
         jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
                 + " WHERE id = ?", parked);
         jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'done', result = '\"shipped 3\"'"
@@ -98,32 +102,34 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
                 "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
-                "durable-schema-v8", "durable-schema-v9", "durable-schema-v10");
+                "durable-schema-v8", "durable-schema-v9", "durable-schema-v10", "durable-schema-v11");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
-                "cancel_with_parent", "children_started", "children_ended", "awaits_children"))
+                "cancel_with_parent", "children_started", "children_ended", "awaits_children", "suspension"))
                 .isEqualTo(instancesBefore);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance"
                 + " WHERE deadline IS NOT NULL OR awaits_set IS NOT NULL OR correlation_key IS NOT NULL"
                 + " OR parent_id IS NOT NULL OR cancel_with_parent IS NOT NULL OR awaits_children IS NOT NULL"
-                + " OR children_started <> 0 OR children_ended <> 0", Long.class)).isZero();
+                + " OR children_started <> 0 OR children_ended <> 0 OR suspension IS NOT NULL", Long.class)).isZero();
         assertThat(rows("durable_signal")).isEqualTo(signalsBefore);
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_deadline")).isTrue();
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_ended")).isTrue();
         for (String index : List.of("durable_instance_unique_key", "durable_instance_correlation_key",
-                "durable_instance_parent", "durable_history_instance", "durable_instance_step")) {
+                "durable_instance_parent", "durable_history_instance", "durable_instance_step",
+                "durable_instance_suspended")) {
             assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                     Boolean.class, SCHEMA + "." + index)).as(index).isTrue();
         }
 
-        // What is in flight reads the rows written before the upgrade, through the index the upgrade built.
+        // What is in flight reads the rows written before the upgrade, through the index the upgrade built (the
+        // runnable ones include the one whose state the code would narrow: it is suspended only when picked).
         InFlightReport inFlight = engines.build("reporter", settings -> settings.schema(SCHEMA), orders(), heartbeat())
                 .client().inFlight();
         assertThat(inFlight.groups()).extracting(group -> group.describe() + " " + group.count() + " "
                 + group.pendingSignals()).containsExactly(
-                        "orders v1 at step 'pay' (runnable) 1 {paid=1}",
+                        "orders v1 at step 'pay' (runnable) 2 {paid=1}",
                         "orders v1 at step 'pay' (executing) 1 {paid=1}",
                         "orders v1 at step 'pay' (awaiting_signal) 1 {}");
         assertThat(inFlight.failed()).extracting(InFlightReport.Group::describe)
@@ -143,6 +149,12 @@ class SchemaUpgradeTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> List.of(parked, runnable, done, executing).stream()
                 .allMatch(id -> "done".equals(status(id))));
         assertThat(status(failed)).isEqualTo("failed");
+        // The state written before the upgrade that the code would narrow is not run: suspended, its JSON as it was.
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.find(narrowed).orElseThrow().status()
+                == dev.durable.InstanceStatus.SUSPENDED);
+        assertThat(jdbc.queryForObject("SELECT state::text FROM " + SCHEMA + ".durable_instance WHERE id = ?",
+                String.class, narrowed)).isEqualTo("{\"id\": 8, \"legacy\": \"kept\"}");
+        assertThat(client.find(narrowed).orElseThrow().lastError()).contains("would lose [$.legacy]");
         // An instance started on version 1 can be cancelled on the upgraded schema.
         long late = client.start("orders", new Order(6), StartOptions.defaults().delay(Duration.ofHours(1))).id();
         assertThat(engine.client().cancel(late, "upgraded").isCancelled()).isTrue();

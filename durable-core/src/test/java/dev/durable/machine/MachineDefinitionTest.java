@@ -82,4 +82,121 @@ class MachineDefinitionTest {
         assertThat(machine.acceptsState(null)).isTrue();
         assertThat(machine.acceptsState("text")).isFalse();
     }
+
+    // Upcasting (docs/DESIGN.md, "Upcasting"): bad declarations fail at startup, naming the machine and the version.
+
+    @Test
+    void twoUpcastersFromOneVersionAreRefused() {
+        MachineDefinition.Builder<State> builder = checkout(3, "bean 'c'").upcaster(1, tree -> tree);
+
+        assertThatThrownBy(() -> builder.upcaster(1, tree -> tree))
+                .isInstanceOf(MachineDefinitionException.class)
+                .hasMessage("Machine checkout v3 (bean 'c') declares two upcasters from version 1; declare one per"
+                        + " version");
+    }
+
+    @Test
+    void anUpcasterFromTheCurrentVersionOrAHigherOneIsRefused() {
+        assertThatThrownBy(() -> checkout(2, "bean 'c'").upcaster(2, tree -> tree))
+                .isInstanceOf(MachineDefinitionException.class)
+                .hasMessage("Machine checkout v2 (bean 'c') declares an upcaster from version 2, but an upcaster"
+                        + " brings a state of an older version to the next one: checkout v2 can declare upcasters from"
+                        + " versions 1 to 1");
+        assertThatThrownBy(() -> checkout(2, "bean 'c'").upcaster(5, tree -> tree))
+                .hasMessageContaining("declares an upcaster from version 5");
+        assertThatThrownBy(() -> checkout(1, "bean 'c'").upcaster(0, tree -> tree))
+                .hasMessageContaining("checkout v1 can declare upcasters from versions below 1, so none");
+    }
+
+    @Test
+    void upcastersWithAGapAreRefusedNamingTheMissingVersion() {
+        assertThatThrownBy(() -> checkout(4, "bean 'c'").upcaster(1, tree -> tree).upcaster(3, tree -> tree).build())
+                .isInstanceOf(MachineDefinitionException.class)
+                .hasMessage("Machine checkout v4 (bean 'c') declares upcasters from versions [1, 3] but none from"
+                        + " version 2: a state of version 1 could not reach version 4; declare one upcaster for each"
+                        + " version from 1 to 3");
+    }
+
+    @Test
+    void aChainOfUpcastersReachesTheCurrentVersion() {
+        MachineDefinition definition = checkout(4, "bean 'c'").upcaster(3, tree -> tree).upcaster(2, tree -> tree)
+                .build();
+
+        assertThat(definition.upcasters().keySet()).containsExactly(2, 3);
+        assertThat(definition.oldestUpcastVersion()).isEqualTo(2);
+        assertThat(checkout(4, "bean 'c'").build().oldestUpcastVersion()).isEqualTo(4);
+    }
+
+    @Test
+    void aFormerStepNameThatIsACurrentStepIsRefused() {
+        assertThatThrownBy(() -> checkout(1, "bean 'c'").step("ship", (state, ctx) -> Outcome.done())
+                .initialStep("start").formerStepNames("ship", "start").build())
+                .isInstanceOf(MachineDefinitionException.class)
+                .hasMessage("Machine checkout v1 (bean 'c') declares 'start' as a former name of step 'ship', but"
+                        + " 'start' is the name of a current step: a row at it would run 'start', not 'ship'");
+    }
+
+    @Test
+    void aFormerStepNameDeclaredTwiceIsRefused() {
+        MachineDefinition.Builder<State> builder = checkout(1, "bean 'c'").step("ship", (state, ctx) -> Outcome.done())
+                .initialStep("start").formerStepNames("ship", "send");
+
+        assertThatThrownBy(() -> builder.formerStepNames("start", "send"))
+                .isInstanceOf(MachineDefinitionException.class)
+                .hasMessage("Machine checkout v1 (bean 'c') declares the former step name 'send' twice: for step"
+                        + " 'ship' and for step 'start'; a stored step name can mean one step only");
+        assertThatThrownBy(() -> checkout(1, "bean 'c'").formerStepNames("start", "begin", "begin"))
+                .hasMessageContaining("declares the former step name 'begin' twice");
+        assertThatThrownBy(() -> checkout(1, "bean 'c'").formerStepNames("start", " "))
+                .hasMessage("Machine checkout v1 (bean 'c') declares a blank former name for step 'start'");
+    }
+
+    @Test
+    void formerNamesOfAStepTheMachineDoesNotDeclareAreRefused() {
+        assertThatThrownBy(() -> checkout(1, "bean 'c'").formerStepNames("ship", "send").build())
+                .isInstanceOf(MachineDefinitionException.class)
+                .hasMessage("Machine checkout v1 (bean 'c') declares former names [send] for step 'ship', which it"
+                        + " does not declare (steps: [start])");
+    }
+
+    @Test
+    void aStoredStepNameResolvesToItsCurrentName() {
+        MachineDefinition definition = checkout(1, "bean 'c'").step("ship", (state, ctx) -> Outcome.done())
+                .initialStep("start").formerStepNames("ship", "send", "dispatch").build();
+
+        assertThat(definition.currentStepName("ship")).isEqualTo("ship");
+        assertThat(definition.currentStepName("send")).isEqualTo("ship");
+        assertThat(definition.currentStepName("dispatch")).isEqualTo("ship");
+        assertThat(definition.currentStepName("pack")).isNull();
+    }
+
+    @Test
+    void onlyTheHighestRegisteredVersionMayUpcast() {
+        MachineDefinition v2 = checkout(2, "bean 'checkoutV2'").upcaster(1, tree -> tree).build();
+        MachineDefinition v3 = checkout(3, "bean 'checkoutV3'").upcaster(1, tree -> tree).upcaster(2, tree -> tree)
+                .build();
+
+        assertThatThrownBy(() -> MachineRegistry.of(v2, v3))
+                .isInstanceOf(MachineDefinitionException.class)
+                .hasMessage("Machine checkout v2 (bean 'checkoutV2') declares upcasters from versions [1], but"
+                        + " checkout v3 (bean 'checkoutV3') is registered too, and only the highest registered version"
+                        + " of a machine upcasts older rows: declare the whole chain on checkout v3");
+    }
+
+    @Test
+    void theRegistryRunsTheVersionsItRegistersAndThoseItsHighestUpcasts() {
+        MachineDefinition v2 = checkout(2, "bean 'checkoutV2'").build();
+        MachineDefinition v4 = checkout(4, "bean 'checkoutV4'").upcaster(1, tree -> tree).upcaster(2, tree -> tree)
+                .upcaster(3, tree -> tree).build();
+        MachineRegistry registry = MachineRegistry.of(v2, v4);
+
+        assertThat(registry.runnableVersions("checkout")).containsExactly(1, 2, 3, 4);
+        assertThat(registry.runnableVersions("other")).isEmpty();
+        // A registered version runs as it is; an unregistered one the highest upcasts runs on the highest.
+        assertThat(registry.upcastTarget("checkout", 2)).isEmpty();
+        assertThat(registry.upcastTarget("checkout", 1)).contains(v4);
+        assertThat(registry.upcastTarget("checkout", 3)).contains(v4);
+        assertThat(registry.upcastTarget("checkout", 5)).isEmpty();
+        assertThat(MachineRegistry.of(checkout(2, "b").build()).runnableVersions("checkout")).containsExactly(2);
+    }
 }

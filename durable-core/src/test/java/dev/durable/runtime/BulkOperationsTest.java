@@ -161,10 +161,10 @@ class BulkOperationsTest {
                         + " page through with afterId; nothing was done");
         assertThatThrownBy(() -> client.bulkCancel(InstanceQuery.all().status(InstanceStatus.FAILED), "x"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("A bulk cancel acts on [runnable, executing, awaiting_signal] instances only, and the"
-                        + " query selects [failed]; nothing was done");
+                .hasMessage("A bulk cancel acts on [runnable, executing, awaiting_signal, suspended] instances only,"
+                        + " and the query selects [failed]; nothing was done");
         assertThatThrownBy(() -> client.bulkRetry(InstanceQuery.all().status(InstanceStatus.RUNNABLE)))
-                .hasMessage("A bulk retry acts on [failed] instances only, and the query selects [runnable];"
+                .hasMessage("A bulk retry acts on [suspended, failed] instances only, and the query selects [runnable];"
                         + " nothing was done");
         assertThatThrownBy(() -> client.bulkRetry(InstanceQuery.all().limit(5000)))
                 .hasMessageStartingWith("A bulk retry acts on at most 1000 instances per call");

@@ -141,8 +141,9 @@ class InstanceSearchTest {
      */
     @Test
     void theSearchesAndTheBulkLockTestTheSameCriteria() {
-        // the statuses and eleven optional criteria, the error text's test on two lines
-        assertThat(criteria(SearchRepository.SEARCH)).hasSize(13);
+        // the statuses (the stored ones, then which runnable rows: suspended or not), eleven optional criteria, the
+        // error text's test on two lines
+        assertThat(criteria(SearchRepository.SEARCH)).hasSize(16);
         assertThat(criteria(SearchRepository.SEARCH_NEWEST_FIRST)).isEqualTo(criteria(SearchRepository.SEARCH));
         assertThat(criteria(SearchRepository.LOCK_PAGE)).isEqualTo(criteria(SearchRepository.SEARCH));
     }

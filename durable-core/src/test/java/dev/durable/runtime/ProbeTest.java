@@ -151,6 +151,21 @@ class ProbeTest {
     }
 
     @Test
+    void aSuspendedRowIsNeverDueAndDoesNotBreakTheProbe() {
+        idleNode(UnaryOperator.identity());
+        TestDatabase.jdbc().update("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
+                + " (machine, machine_version, step, state, queue, eligible_at, suspension)"
+                + " VALUES ('job-1', 1, 'run', '{\"n\": 1}', 'q1', 'infinity', 'lossy: $.gone')");
+        await().atMost(Duration.ofSeconds(10)).until(() -> probes() >= 3); // settled: the start's sweeps are done
+        counting.reset();
+        await().atMost(Duration.ofSeconds(10)).until(() -> probes() >= 30);
+
+        assertThat(counting.statements()).as("nothing but probes: the suspended row is never due")
+                .allMatch(sql -> sql.contains("/* durable: probe"));
+        assertThat(engine.stats().componentFailures()).isZero();
+    }
+
+    @Test
     void aDueRowThisNodeCannotTakeCostsOnePickASecondNotOnePerProbe() {
         idleNode(UnaryOperator.identity());
         insertedElsewhere("job-0", 2, "q0", 1); // version 2: no node here runs it

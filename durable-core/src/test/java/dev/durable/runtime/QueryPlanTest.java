@@ -37,7 +37,8 @@ class QueryPlanTest {
             new FreshlyPlannedJdbcTemplate(TestDatabase.dataSource()));
 
     /**
-     * ROWS rows over 5 queues: 1% runnable (half of those timers due up to an hour ahead), 1% executing, 1% parked
+     * ROWS rows over 5 queues: 1% runnable (half of those timers due up to an hour ahead, a tenth suspended), 1%
+     * executing, 1% parked
      * (half of those with a deadline), 1% cancelled, the rest done (ended rows last updated up to a week ago); a
      * signal for every 10th row; a unique key on every other row (an ended row's shared with a later one), a
      * correlation key shared by about six rows on every third; every 10th row is a child of the row five before it.
@@ -66,6 +67,12 @@ class QueryPlanTest {
                        CASE WHEN g % 10 = 5 THEN true END
                 FROM generate_series(1, ?) g
                 """, ROWS, ROWS);
+        // A tenth of the runnable rows suspended (docs/DESIGN.md, "Suspension"): a reason, waiting at 'infinity'.
+        TestDatabase.jdbc().update("""
+                UPDATE durable_it.durable_instance
+                SET suspension = 'would lose [$.reservation]', eligible_at = 'infinity'
+                WHERE status = 'runnable' AND id % 1000 = 0
+                """);
         // The parked rows: every other one with a deadline, from ten minutes ago to ten minutes ahead.
         TestDatabase.jdbc().update("""
                 UPDATE durable_it.durable_instance
@@ -131,12 +138,44 @@ class QueryPlanTest {
                 .doesNotContain("Seq Scan");
     }
 
+    /**
+     * A retry, a suspension riding in the same statement (docs/DESIGN.md, "Suspension"), and an inline continuation
+     * reach their rows by primary key, as every fenced write.
+     */
+    @Test
+    void retriesSuspensionsAndContinuationsReachTheirRowsByPrimaryKey() {
+        String retry = explain(TransitionRepository.APPLY_RETRY, claims()
+                .addValue("state", new SqlArrayValue("text", "{}", null))
+                .addValue("delayMs", new SqlArrayValue("int8", 1000L, 0L))
+                .addValue("error", new SqlArrayValue("text", null, "would lose [$.reservation]"))
+                .addValue("suspension", new SqlArrayValue("text", null, "would lose [$.reservation]")));
+        String next = explain(TransitionRepository.APPLY_CONTINUE, claims()
+                .addValue("step", new SqlArrayValue("text", "t", "t"))
+                .addValue("state", new SqlArrayValue("text", "{}", "{}"))
+                .addValue("consumedSignal", new SqlArrayValue("int8", 5L))
+                .addValue("leaseMs", 60_000));
+
+        assertThat(retry).contains("Index Scan using durable_instance_pkey").doesNotContain("Seq Scan");
+        assertThat(next).contains("Index Scan using durable_instance_pkey")
+                .doesNotContain("Seq Scan on durable_instance");
+    }
+
+    /** An operator's retry of one failed or suspended instance locks it by primary key. */
+    @Test
+    void aRetryOfOneInstanceReachesItByPrimaryKey() {
+        String retry = explain(QueryRepository.RETRY_FAILED, new MapSqlParameterSource().addValue("id", 1000L)
+                .addValue("history", true).addValue("node", "node:1"));
+
+        assertThat(retry).contains("durable_instance_pkey").doesNotContain("Seq Scan");
+    }
+
     @Test
     void terminalOutcomesAndTheirInboxClearingUseIndexes() {
         String update = explain(TransitionRepository.APPLY_TERMINAL, claims()
                 .addValue("status", new SqlArrayValue("text", "done", "failed"))
                 .addValue("result", new SqlArrayValue("text", "1", null))
-                .addValue("error", new SqlArrayValue("text", null, "x")));
+                .addValue("error", new SqlArrayValue("text", null, "x"))
+                .addValue("state", new SqlArrayValue("text", null, "{\"upcast\": true}")));
         // The ids are bound, so the delete finds its rows through the index on instance_id (docs/DESIGN.md,
         // pitfall P11).
         String delete = explain(TransitionRepository.CLEAR_INBOXES, new MapSqlParameterSource()
@@ -387,13 +426,17 @@ class QueryPlanTest {
         String parked = explainSearch(SearchRepository.SEARCH, search().addValue("statuses", "{awaiting_signal}")
                 .addValue("queue", "q2").addValue("afterId", 5000L));
         String someStatuses = explainSearch(SearchRepository.SEARCH, search()
-                .addValue("statuses", "{runnable,executing,awaiting_signal}").addValue("createdFrom",
-                        java.time.OffsetDateTime.now().minusDays(1)));
+                .addValue("statuses", "{runnable,executing,awaiting_signal}").addValue("suspended", false)
+                .addValue("createdFrom", java.time.OffsetDateTime.now().minusDays(1)));
+        // Suspended instances, as the repository binds them: the runnable rows with a reason, and nothing else.
+        String suspended = explainSearch(SearchRepository.SEARCH, search().addValue("statuses", "{runnable}")
+                .addValue("plainRunnable", false).addValue("onlySuspended", true));
 
         assertThat(byMachineAndStep).contains("Index Scan using durable_instance_pkey").doesNotContain("Sort");
         assertThat(newest).contains("Index Scan Backward using durable_instance_pkey").doesNotContain("Sort");
         assertThat(parked).contains("durable_instance_awaiting");
-        for (String plan : List.of(byMachineAndStep, newest, byError, parked, someStatuses)) {
+        assertThat(suspended).contains("durable_instance_suspended");
+        for (String plan : List.of(byMachineAndStep, newest, byError, parked, someStatuses, suspended)) {
             assertThat(plan).doesNotContain("Seq Scan");
         }
     }
@@ -406,7 +449,8 @@ class QueryPlanTest {
     @Test
     void aBulkOperationLocksItsPageThroughAnIndexAndRetriesByPrimaryKey() {
         String lock = explainSearch(SearchRepository.LOCK_PAGE, search().addValue("machine", "m")
-                .addValue("statuses", "{runnable,executing,awaiting_signal}").addValue("limit", 1000));
+                .addValue("statuses", "{runnable,executing,awaiting_signal}").addValue("suspended", false)
+                .addValue("limit", 1000));
         String retry = explain(QueryRepository.RETRY_FAILED_PAGE, new MapSqlParameterSource()
                 .addValue("id", new SqlArrayValue("int8", 1004L, 2004L, 3004L))
                 .addValue("history", true).addValue("node", "node:1"));
@@ -466,6 +510,9 @@ class QueryPlanTest {
                 .addValue("ranStep", new SqlArrayValue("text", "s", "s"))
                 .addValue("attempt", new SqlArrayValue("int4", 0, 1))
                 .addValue("durationMs", new SqlArrayValue("int8", 5L, 7L))
+                // the second brought to version 2 and its step's current name (docs/DESIGN.md, "Upcasting")
+                .addValue("version", new SqlArrayValue("int4", null, 2))
+                .addValue("renamed", new SqlArrayValue("text", null, "t"))
                 .addValue("consumedInstance", new SqlArrayValue("int8", 1001L))
                 .addValue("history", true)
                 .addValue("node", "node:1");
@@ -476,6 +523,9 @@ class QueryPlanTest {
         MapSqlParameterSource parameters = new MapSqlParameterSource()
                 .addValue("afterId", 0L)
                 .addValue("statuses", "{runnable,executing,awaiting_signal,done,failed,cancelled}", Types.OTHER)
+                .addValue("suspended", true)
+                .addValue("plainRunnable", true)
+                .addValue("onlySuspended", false)
                 .addValue("limit", 100);
         for (String text : List.of("queue", "machine", "step", "uniqueKey", "correlationKey", "errorContains")) {
             parameters.addValue(text, null, Types.VARCHAR);

@@ -39,6 +39,9 @@ class QueueSummaryTest {
         setStatus(start(client, "orders", Duration.ZERO), "executing", "lease_expires_at = now() + interval '1 h'");
         setStatus(start(client, "orders", Duration.ZERO), "awaiting_signal", "awaits = 'payment'");
         setStatus(start(client, "orders", Duration.ZERO), "failed", "last_error = 'boom'");
+        // Suspended: a runnable row with a reason, waiting at 'infinity' (docs/DESIGN.md, "Suspension").
+        setStatus(start(client, "orders", Duration.ZERO), "runnable",
+                "suspension = 'lossy', eligible_at = 'infinity'");
         for (int i = 0; i < 3; i++) {
             setStatus(start(client, "orders", Duration.ZERO), "done", "result = '1'");
             setStatus(start(client, "archive", Duration.ZERO), "done", "result = '1'");
@@ -53,10 +56,13 @@ class QueueSummaryTest {
 
         assertThat(full.get("orders").counts()).containsExactlyInAnyOrderEntriesOf(Map.of(
                 InstanceStatus.RUNNABLE, 2L, InstanceStatus.EXECUTING, 2L, InstanceStatus.AWAITING_SIGNAL, 1L,
-                InstanceStatus.FAILED, 1L, InstanceStatus.DONE, 3L, InstanceStatus.CANCELLED, 1L));
+                InstanceStatus.SUSPENDED, 1L, InstanceStatus.FAILED, 1L, InstanceStatus.DONE, 3L,
+                InstanceStatus.CANCELLED, 1L));
         assertThat(live.get("orders").counts()).containsExactlyInAnyOrderEntriesOf(Map.of(
                 InstanceStatus.RUNNABLE, 2L, InstanceStatus.EXECUTING, 2L, InstanceStatus.AWAITING_SIGNAL, 1L,
-                InstanceStatus.FAILED, 1L));
+                InstanceStatus.SUSPENDED, 1L, InstanceStatus.FAILED, 1L));
+        assertThat(client.count().get("orders")).containsEntry(InstanceStatus.SUSPENDED, 1L)
+                .containsEntry(InstanceStatus.RUNNABLE, 2L);
         for (QueueSummary summary : List.of(full.get("orders"), live.get("orders"))) {
             assertThat(summary.expiredLeases()).isEqualTo(1);
             assertThat(summary.oldestRunnableAge()).isBetween(Duration.ofSeconds(89), Duration.ofSeconds(120));

@@ -56,6 +56,10 @@ class RefillTest {
                         .queue("default", new QueueSettings(1, 1))
                         .pollInterval(Duration.ofSeconds(30)) // the poller finds the first row; refills do the rest
                         .idlePollInterval(Duration.ofSeconds(30))
+                        // No heartbeat or reaper statement between an outcome and its refill in the log on a slow
+                        // machine: the statements are counted by what runs next to what.
+                        .leaseTtl(Duration.ofMinutes(3)).heartbeatInterval(Duration.ofMinutes(1))
+                        .reaperInterval(Duration.ofMinutes(1))
                         .build())
                 .build();
         engine.client().startAll("unit", IntStream.range(0, 40).mapToObj(n -> StartRequest.of(new Unit(n))).toList());

@@ -12,7 +12,7 @@ import java.lang.annotation.Target;
  * {@link dev.durable.Inbox}. It must be neither private nor static.
  *
  * <pre>{@code
- * @Step(value = "reserve", initial = true, timeout = "10s")
+ * @Step(value = "reserve", initial = true, timeout = "10s", formerNames = "hold")
  * Outcome reserve(Order order, StepContext ctx) {
  *     return Outcome.next("pay", order);
  * }
@@ -34,4 +34,11 @@ public @interface Step {
      * {@link DurableMachine#stepTimeout()}.
      */
     String timeout() default "";
+
+    /**
+     * Names this step had in earlier code, of this version or an older one: a row stored at one of them runs this
+     * step, and its commit writes this step's name into the row. A former name may not be the name of a current step,
+     * nor be declared twice.
+     */
+    String[] formerNames() default {};
 }

@@ -50,8 +50,8 @@ import tools.jackson.databind.json.JsonMapper;
  *       what no live node can run (stranded instances and schedules);</li>
  *   <li>{@code GET /actuator/durable/{id}}: one instance, without its state and result unless
  *       {@code management.endpoint.durable.show-values} allows them (they may hold personal data);</li>
- *   <li>{@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: makes a failed instance runnable
- *       again; with {@code {"action":"cancel","reason":"customer withdrew"}}: cancels an unfinished instance (the
+ *   <li>{@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: makes a failed or suspended instance
+ *       runnable again; with {@code {"action":"cancel","reason":"customer withdrew"}}: cancels an unfinished instance (the
  *       reason is optional);</li>
  *   <li>{@code GET /actuator/durable/instances?machine=order&status=failed&limit=50}: a page of the instances the
  *       query parameters select (see {@link InstanceFilter}); {@code GET /actuator/durable/holder?uniqueKey=...}: the
@@ -158,7 +158,8 @@ public class DurableEndpoint {
     }
 
     /**
-     * {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: retries a failed instance; with
+     * {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: retries a failed (or resumes a suspended)
+     * instance; with
      * {@code {"action":"cancel","reason":"..."}}: cancels an unfinished one. Answers what became of it.
      *
      * @throws InvalidEndpointRequestException for an action other than {@code retry} and {@code cancel}, an instance
@@ -349,7 +350,8 @@ public class DurableEndpoint {
 
     /**
      * {@code POST /actuator/durable/instances} with {@code {"action":"cancel","reason":"...","filter":{...}}} or
-     * {@code {"action":"retry","filter":{...}}}: cancels the unfinished, or retries the failed, instances of one page
+     * {@code {"action":"retry","filter":{...}}}: cancels the unfinished, or retries the failed and suspended, instances
+     * of one page
      * of the query (at most {@value InstanceQuery#MAX_BULK_LIMIT}), and says where the next page starts.
      */
     BulkDescriptor bulk(@Nullable String action, InstanceQuery query, @Nullable String reason) {
@@ -644,7 +646,7 @@ public class DurableEndpoint {
      *
      * @param result        {@code cancelled} (now) or {@code already_cancelled}
      * @param statusBefore  the status the cancel found: {@code runnable}, {@code executing}, {@code awaiting_signal},
-     *                      or {@code cancelled}
+     *                      {@code suspended}, or {@code cancelled}
      */
     public record CancelDescriptor(long id, String result, String statusBefore) implements OperationResponseBody {
     }

@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  *   <caption>Meters</caption>
  *   <tr><th>name</th><th>type</th><th>tags</th></tr>
  *   <tr><td>{@code durable.step.duration}</td><td>timer</td><td>machine, step, outcome (what the step decided:
- *       next, retry, await, done, stop; none when it died of an Error), fate (what became of it: committed,
+ *       next, retry, await, done, stop; none when it died of an Error or its instance was suspended), fate (what
+ *       became of it: committed,
  *       fenced, abandoned, discarded)</td></tr>
  *   <tr><td>{@code durable.picks}</td><td>counter</td><td>queue</td></tr>
  *   <tr><td>{@code durable.outcomes}</td><td>counter</td><td>fate: committed, fenced (lease lost), abandoned,
@@ -54,11 +55,14 @@ import org.slf4j.LoggerFactory;
  *       <td>counters</td><td></td></tr>
  *   <tr><td>{@code durable.signals}</td><td>counter</td><td>delivery: delivered, deduplicated, refused</td></tr>
  *   <tr><td>{@code durable.cancels}</td><td>counter</td><td>result: cancelled, already_cancelled, refused</td></tr>
+ *   <tr><td>{@code durable.instances.suspended}</td><td>counter</td><td>machine: instances this node suspended
+ *       instead of running a step that would have lost stored data</td></tr>
  *   <tr><td>{@code durable.steps.in.flight}, {@code durable.zombies}</td><td>gauges</td><td></td></tr>
  *   <tr><td>{@code durable.queue.concurrency}, {@code durable.queue.in.flight}</td><td>gauges (this node)</td>
  *       <td>queue</td></tr>
  *   <tr><td>{@code durable.queue.depth}</td><td>gauge (database)</td><td>queue, status: runnable, executing,
- *       awaiting_signal, failed (not done and cancelled: history is no depth, and only a scan counts it)</td>
+ *       awaiting_signal, suspended, failed (not done and cancelled: history is no depth, and only a scan counts
+ *       it)</td>
  *       </tr>
  *   <tr><td>{@code durable.queue.oldest.runnable.age}, {@code durable.queue.expired.leases}</td><td>gauges
  *       (database)</td><td>queue</td></tr>
@@ -81,6 +85,7 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
     private final List<QueueGauges> queueGauges = new CopyOnWriteArrayList<>();
     private final Map<PickMeter, Counter> pickCounters = new ConcurrentHashMap<>();
     private final Map<StepMeter, Timer> stepTimers = new ConcurrentHashMap<>();
+    private final Map<MachineMeter, Counter> suspensionCounters = new ConcurrentHashMap<>();
     private @Nullable ScheduledExecutorService refresher;
 
     /**
@@ -163,6 +168,17 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
         }
     }
 
+    @Override
+    public void instanceSuspended(long instanceId, String machine, int version, String step, String reason) {
+        for (MeterRegistry registry : registries) {
+            suspensionCounters.computeIfAbsent(new MachineMeter(registry, machine), key -> Counter
+                    .builder("durable.instances.suspended")
+                    .description("Instances this node suspended instead of running a step that would have lost"
+                            + " stored data").tag("machine", machine).register(registry))
+                    .increment();
+        }
+    }
+
     /** Called for every step, on the committer's thread: the timer is looked up, built only the first time. */
     @Override
     public void stepFinished(StepEvent event) {
@@ -180,6 +196,9 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
     }
 
     private record PickMeter(MeterRegistry registry, String queue) {
+    }
+
+    private record MachineMeter(MeterRegistry registry, String machine) {
     }
 
     private record StepMeter(MeterRegistry registry, String machine, String step, String outcome, String fate) {

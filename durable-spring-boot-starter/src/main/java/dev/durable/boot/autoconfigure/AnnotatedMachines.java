@@ -6,6 +6,7 @@ import dev.durable.boot.DurableSchedule;
 import dev.durable.boot.DurableSchedules;
 import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
+import dev.durable.boot.Upcast;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineDefinitionException;
 import dev.durable.machine.MachineRegistry;
@@ -38,6 +39,7 @@ final class AnnotatedMachines {
 
     private final ConfigurableListableBeanFactory beanFactory;
     private final List<MethodInvoker> invokers = new ArrayList<>();
+    private final List<MethodUpcaster> upcasters = new ArrayList<>();
 
     AnnotatedMachines(ConfigurableListableBeanFactory beanFactory) {
         this.beanFactory = beanFactory;
@@ -68,14 +70,18 @@ final class AnnotatedMachines {
     /** Looks up every machine bean and prepares its methods for calls; fails naming the first that cannot be. */
     void bindAll() {
         invokers.forEach(MethodInvoker::bind);
+        upcasters.forEach(MethodUpcaster::bind);
     }
 
     /**
-     * The {@code @Step} and {@code @OnError} methods of the machines {@link #registry()} found: the methods durable
-     * calls, which an application compiled to a native image must declare ({@link DurableMachinesAotProcessor}).
+     * The {@code @Step}, {@code @OnError} and {@code @Upcast} methods of the machines {@link #registry()} found: the
+     * methods durable calls, which an application compiled to a native image must declare
+     * ({@link DurableMachinesAotProcessor}).
      */
     List<Method> methods() {
-        return invokers.stream().map(MethodInvoker::method).toList();
+        List<Method> methods = new ArrayList<>(invokers.stream().map(MethodInvoker::method).toList());
+        upcasters.forEach(upcaster -> methods.add(upcaster.method()));
+        return methods;
     }
 
     private MachineDefinition define(String beanName, Class<?> userClass) {
@@ -91,6 +97,9 @@ final class AnnotatedMachines {
         List<Method> errorMethods = sorted(MethodIntrospector.selectMethods(userClass,
                 (MethodIntrospector.MetadataLookup<OnError>) method ->
                         AnnotatedElementUtils.findMergedAnnotation(method, OnError.class))).keySet().stream().toList();
+        Map<Method, Upcast> upcastMethods = sorted(MethodIntrospector.selectMethods(userClass,
+                (MethodIntrospector.MetadataLookup<Upcast>) method ->
+                        AnnotatedElementUtils.findMergedAnnotation(method, Upcast.class)));
         if (stepMethods.isEmpty()) {
             throw InvalidMachineBeanException.bean(beanName, userClass, "the machine declares no @Step methods",
                     "Annotate the methods of its steps with @Step. " + MethodInvoker.STEP_SIGNATURE + ".");
@@ -110,6 +119,8 @@ final class AnnotatedMachines {
                 .source(source)
                 .stepTimeout(duration(machine.stepTimeout(), beanName, userClass, null, "stepTimeout"));
         MethodInvoker initial = null;
+        Map<String, MethodInvoker> stepsByName = new LinkedHashMap<>();
+        Map<String, MethodInvoker> formerNames = new LinkedHashMap<>();
         for (Map.Entry<MethodInvoker, Step> entry : steps.entrySet()) {
             MethodInvoker invoker = entry.getKey();
             Step step = entry.getValue();
@@ -117,6 +128,11 @@ final class AnnotatedMachines {
             builder.step(new StepDefinition(stepName, (state, context) -> invoker.invoke(null, state, context),
                     duration(step.timeout(), beanName, userClass, invoker, "timeout"),
                     invoker.description()));
+            stepsByName.put(stepName, invoker);
+            List<String> formers = formerNames(step, beanName, userClass, invoker, formerNames);
+            if (!formers.isEmpty()) {
+                builder.formerStepNames(stepName, formers.toArray(String[]::new));
+            }
             if (step.initial()) {
                 if (initial != null) {
                     throw InvalidMachineBeanException.methods(beanName, userClass,
@@ -137,6 +153,12 @@ final class AnnotatedMachines {
             checkDistinctErrorTypes(beanName, userClass, handlers);
             builder.errorHandler(new MethodErrorHandler(handlers));
         }
+        checkFormerNames(beanName, userClass, name, machine.version(), stepsByName, formerNames);
+        List<MethodUpcaster> machineUpcasters = new ArrayList<>();
+        upcastMethods.forEach((method, upcast) -> machineUpcasters.add(
+                MethodUpcaster.inspect(beanFactory, beanName, userClass, method, upcast)));
+        checkUpcasters(beanName, userClass, name, machine.version(), machineUpcasters);
+        machineUpcasters.forEach(upcaster -> builder.upcaster(upcaster.fromVersion(), upcaster));
         for (DurableSchedule schedule : AnnotatedElementUtils.findMergedRepeatableAnnotations(userClass,
                 DurableSchedule.class, DurableSchedules.class)) {
             builder.schedule(schedule(schedule, beanName, userClass));
@@ -144,7 +166,86 @@ final class AnnotatedMachines {
         MachineDefinition definition = builder.build();
         invokers.addAll(steps.keySet());
         invokers.addAll(handlers);
+        upcasters.addAll(machineUpcasters);
         return definition;
+    }
+
+    /**
+     * The former names of a step ({@code @Step(formerNames)}), placeholders resolved; each noted with its step in
+     * {@code seen}, and one noted before refused, naming both steps' methods.
+     */
+    private List<String> formerNames(Step step, String beanName, Class<?> userClass, MethodInvoker invoker,
+            Map<String, MethodInvoker> seen) {
+        List<String> names = new ArrayList<>();
+        for (String declared : step.formerNames()) {
+            String former = resolve(declared);
+            if (!StringUtils.hasText(former)) {
+                throw InvalidMachineBeanException.methods(beanName, userClass, List.of(invoker.annotated()),
+                        "@Step(formerNames) holds a blank name", "Name the step's earlier names, or none.");
+            }
+            MethodInvoker earlier = seen.putIfAbsent(former, invoker);
+            if (earlier != null) {
+                throw InvalidMachineBeanException.methods(beanName, userClass, earlier == invoker
+                        ? List.of(invoker.annotated()) : List.of(earlier.annotated(), invoker.annotated()),
+                        "the former step name '" + former + "' is declared twice", "Declare each former name once,"
+                                + " on the one step a row stored at it is to run: a stored step name can mean one"
+                                + " step only.");
+            }
+            names.add(former);
+        }
+        return names;
+    }
+
+    /** A former name that is a current step's name would be ambiguous: a row at it runs the current step. */
+    private static void checkFormerNames(String beanName, Class<?> userClass, String machine, int version,
+            Map<String, MethodInvoker> steps, Map<String, MethodInvoker> formerNames) {
+        formerNames.forEach((former, owner) -> {
+            MethodInvoker current = steps.get(former);
+            if (current != null) {
+                throw InvalidMachineBeanException.methods(beanName, userClass, List.of(owner.annotated(),
+                        current.annotated()), "machine " + machine + " v" + version + " declares '" + former
+                                + "' as a former name of one step, and it is the name of another",
+                        "Remove the former name: a row stored at '" + former + "' runs the step of that name.");
+            }
+        });
+    }
+
+    /**
+     * The upcasters of a machine: one per version, each from a version older than the machine's, from the oldest up
+     * to the machine's predecessor without a gap (docs/DESIGN.md, "Upcasting").
+     */
+    private static void checkUpcasters(String beanName, Class<?> userClass, String machine, int version,
+            List<MethodUpcaster> upcasters) {
+        Map<Integer, MethodUpcaster> byVersion = new java.util.TreeMap<>();
+        for (MethodUpcaster upcaster : upcasters) {
+            if (upcaster.fromVersion() < 1 || upcaster.fromVersion() >= version) {
+                throw InvalidMachineBeanException.methods(beanName, userClass, List.of(upcaster.annotated()),
+                        "machine " + machine + " v" + version + " declares an upcaster from version "
+                                + upcaster.fromVersion() + ", but an upcaster brings a state of an older version to"
+                                + " the next one", version > 1 ? "Declare upcasters from versions 1 to "
+                                + (version - 1) + " only." : "Raise the machine's version first: version 1 has no"
+                                + " older states to upcast.");
+            }
+            MethodUpcaster earlier = byVersion.putIfAbsent(upcaster.fromVersion(), upcaster);
+            if (earlier != null) {
+                throw InvalidMachineBeanException.methods(beanName, userClass, List.of(earlier.annotated(),
+                        upcaster.annotated()), "machine " + machine + " v" + version + " declares two upcasters from"
+                                + " version " + upcaster.fromVersion(), "Declare one @Upcast method per version.");
+            }
+        }
+        if (!byVersion.isEmpty()) {
+            int oldest = byVersion.keySet().iterator().next();
+            for (int from = oldest; from < version; from++) {
+                if (!byVersion.containsKey(from)) {
+                    throw InvalidMachineBeanException.methods(beanName, userClass, upcasters.stream()
+                            .map(MethodUpcaster::annotated).toList(), "machine " + machine + " v" + version
+                                    + " declares upcasters from versions " + byVersion.keySet() + " but none from"
+                                    + " version " + from + ", so a state of version " + oldest + " cannot reach"
+                                    + " version " + version, "Declare an @Upcast method for each version from "
+                                    + oldest + " to " + (version - 1) + ".");
+                }
+            }
+        }
     }
 
     /** The state type all methods agree on; {@code Object} if none takes a state. */

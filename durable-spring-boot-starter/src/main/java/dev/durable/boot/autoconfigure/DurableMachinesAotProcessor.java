@@ -22,7 +22,8 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  * <ul>
  *   <li>its class, whose {@code @DurableMachine}, {@code @DurableSchedule} and method annotations are read at
  *       startup;</li>
- *   <li>its {@code @Step} and {@code @OnError} methods, which durable invokes through method handles;</li>
+ *   <li>its {@code @Step}, {@code @OnError} and {@code @Upcast} methods, which durable invokes through method
+ *       handles;</li>
  *   <li>its state type, bound to and from JSON by Jackson: the type and everything it is made of.</li>
  * </ul>
  * Signal payloads and results are named only in the steps' bodies ({@code signal.payload(Payment.class)},

@@ -128,6 +128,13 @@ public final class DurableProperties {
     /** The history of every instance's transitions. */
     private final History history;
 
+    /**
+     * What becomes of an instance whose step cannot run without losing stored data (its stored state would lose
+     * properties when read as its state type, or its upcast failed): suspend (it waits, unfinished, until an operator
+     * retries it) or fail. Either way the step is not run and the stored state is kept.
+     */
+    private final EngineSettings.LossyState lossyState;
+
     /** Metrics. */
     private final Metrics metrics;
 
@@ -142,8 +149,8 @@ public final class DurableProperties {
             @Nullable Duration outcomeRetryTimeout, @Nullable Duration maxRetryBackoff, @Nullable Duration batchWindow,
             @DefaultValue("" + EngineSettings.DEFAULT_INLINE_NEXT_STEPS) boolean inlineNextSteps,
             @Nullable Duration scheduleMisfireThreshold, DeployCheck.@Nullable Mode deployCheck,
-            @DefaultValue Retention retention,
-            @DefaultValue History history, @DefaultValue Metrics metrics) {
+            @DefaultValue Retention retention, @DefaultValue History history,
+            EngineSettings.@Nullable LossyState lossyState, @DefaultValue Metrics metrics) {
         this.enabled = enabled;
         this.nodeName = nodeName;
         this.schema = schema;
@@ -168,6 +175,7 @@ public final class DurableProperties {
         this.deployCheck = Objects.requireNonNullElse(deployCheck, EngineSettings.DEFAULT_DEPLOY_CHECK);
         this.retention = retention;
         this.history = history;
+        this.lossyState = lossyState == null ? EngineSettings.DEFAULT_LOSSY_STATE : lossyState;
         this.metrics = metrics;
     }
 
@@ -266,6 +274,10 @@ public final class DurableProperties {
 
     public History getHistory() {
         return history;
+    }
+
+    public EngineSettings.LossyState getLossyState() {
+        return lossyState;
     }
 
     public Metrics getMetrics() {

@@ -59,6 +59,7 @@ final class EngineSettingsMapper {
             new Mapping<>("deployCheck", DurableProperties::getDeployCheck, EngineSettings.Builder::deployCheck),
             new Mapping<>("history", properties -> properties.getHistory().isEnabled(),
                     EngineSettings.Builder::history),
+            new Mapping<>("lossyState", DurableProperties::getLossyState, EngineSettings.Builder::lossyState),
             new Mapping<>("retention.done", properties -> properties.getRetention().getDone(),
                     EngineSettings.Builder::retentionDone),
             new Mapping<>("retention.failed", properties -> properties.getRetention().getFailed(),

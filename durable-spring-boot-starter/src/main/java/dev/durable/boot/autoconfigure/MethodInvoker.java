@@ -227,6 +227,19 @@ final class MethodInvoker {
         if (bound != null) {
             return bound;
         }
+        bound = adapt(onBean(beanFactory, beanName, userClass, method, annotated));
+        handle = bound;
+        return bound;
+    }
+
+    /**
+     * A handle on {@code method} bound to the bean {@code beanName} (looked up now), through the bean's proxy if it has
+     * one; for the methods durable calls on machine beans ({@code annotated} names the method in failures).
+     *
+     * @throws InvalidMachineBeanException if the method cannot be called on the bean
+     */
+    static MethodHandle onBean(BeanFactory beanFactory, String beanName, Class<?> userClass, Method method,
+            String annotated) {
         Object bean = beanFactory.getBean(beanName);
         Method invocable;
         try {
@@ -239,13 +252,11 @@ final class MethodInvoker {
         }
         ReflectionUtils.makeAccessible(invocable);
         try {
-            bound = adapt(MethodHandles.lookup().unreflect(invocable).bindTo(bean));
+            return MethodHandles.lookup().unreflect(invocable).bindTo(bean);
         } catch (IllegalAccessException e) {
             throw InvalidMachineBeanException.methods(beanName, userClass, List.of(annotated), "durable cannot call"
                     + " the method: " + e.getMessage(), "Make the method accessible (neither private nor static).");
         }
-        handle = bound;
-        return bound;
     }
 
     /** Turns {@code (p1..pn) -> R} into {@code (Exception error, Object state, StepContext ctx) -> Outcome}. */

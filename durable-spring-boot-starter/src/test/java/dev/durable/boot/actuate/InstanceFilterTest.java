@@ -56,7 +56,7 @@ class InstanceFilterTest {
         assertRejected(() -> InstanceFilter.parse("machine=order&stauts=failed"), "Unknown filter 'stauts'",
                 "filters", InstanceFilter.CRITERIA.toString());
         assertRejected(() -> InstanceFilter.parse("status=failed,stuck"), "Unknown instance status 'stuck'",
-                "statuses", "[runnable, executing, awaiting_signal, done, failed, cancelled]");
+                "statuses", "[runnable, executing, awaiting_signal, suspended, done, failed, cancelled]");
         assertRejected(() -> InstanceFilter.parse("limit=10001"), "limit must be between 1 and 10000, was 10001",
                 "maxLimit", "10000");
         assertRejected(() -> InstanceFilter.parse("limit=0"), "limit must be between 1 and 10000, was 0",

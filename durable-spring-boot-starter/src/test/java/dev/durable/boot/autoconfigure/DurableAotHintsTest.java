@@ -11,6 +11,7 @@ import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
 import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
+import dev.durable.boot.Upcast;
 import dev.durable.jdbc.DurableSchema;
 import java.util.List;
 import javax.sql.DataSource;
@@ -29,6 +30,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.aot.ApplicationContextAotGenerator;
 import org.springframework.javapoet.ClassName;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The hints a native image of an application using durable needs, checked with Spring's
@@ -38,7 +40,7 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 class DurableAotHintsTest {
 
     @Test
-    void everyStepAndErrorMethodOfEveryMachineMayBeInvoked() {
+    void everyStepErrorAndUpcastMethodOfEveryMachineMayBeInvoked() {
         RuntimeHints hints = processAheadOfTime(Shop.class);
 
         assertThat(reflection().onType(Checkout.class)).accepts(hints);
@@ -48,6 +50,7 @@ class DurableAotHintsTest {
         assertThat(reflection().onMethodInvocation(CheckoutSteps.class, "ship")).as("a step declared by a superclass")
                 .accepts(hints);
         assertThat(reflection().onMethodInvocation(Refunds.class, "refund")).as("every machine").accepts(hints);
+        assertThat(reflection().onMethodInvocation(Refunds.class, "fromCents")).as("an upcaster").accepts(hints);
         assertThat(reflection().onMethodInvocation(Checkout.class, "helper")).as("not a step").rejects(hints);
     }
 
@@ -210,12 +213,18 @@ class DurableAotHintsTest {
         }
     }
 
-    @DurableMachine(name = "refunds")
+    @DurableMachine(name = "refunds", version = 2)
     static class Refunds {
 
         @Step("refund")
         Outcome refund(RefundState state) {
             return Outcome.done(state.getAmountCents());
+        }
+
+        /** Called through a method handle like the steps, so declared for invocation like them. */
+        @Upcast(fromVersion = 1)
+        ObjectNode fromCents(ObjectNode stored) {
+            return stored;
         }
     }
 

@@ -113,7 +113,7 @@ class DurablePropertiesTest {
         runner.withUserConfiguration(TestMachines.Mailer.class)
                 .withPropertyValues("durable.lease-ttl=90s", "durable.heartbeat-interval=25s",
                         "durable.queues.mail.concurrency=3", "durable.queues.mail.batch-size=7",
-                        "durable.step-timeout=5m", "durable.max-zombies=0")
+                        "durable.step-timeout=5m", "durable.max-zombies=0", "durable.lossy-state=fail")
                 .run(context -> {
                     EngineSettings settings = context.getBean(DurableEngine.class).settings();
                     assertThat(settings.leaseTtl()).isEqualTo(Duration.ofSeconds(90));
@@ -122,6 +122,7 @@ class DurablePropertiesTest {
                     assertThat(settings.queue("default")).isEqualTo(QueueSettings.defaults());
                     assertThat(settings.stepTimeout()).isEqualTo(Duration.ofMinutes(5));
                     assertThat(settings.maxZombies()).isZero();
+                    assertThat(settings.lossyState()).isEqualTo(EngineSettings.LossyState.FAIL);
                     assertThat(settings.nodeName()).isEqualTo("test-node");
                 });
     }

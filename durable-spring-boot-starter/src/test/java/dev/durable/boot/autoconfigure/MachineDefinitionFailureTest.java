@@ -134,6 +134,86 @@ class MachineDefinitionFailureTest {
                         "@OnError second(IllegalStateException e, Name name)"));
     }
 
+    // Upcasting (docs/DESIGN.md, "Upcasting"): the machine, its version and the methods involved are named.
+
+    @Test
+    void twoUpcastersForOneVersionFailStartupNamingBothMethods() {
+        runner.withUserConfiguration(TestMachines.TwoUpcastersForOneVersion.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        TestMachines.TwoUpcastersForOneVersion.class.getName(),
+                        "machine two-upcasters v3 declares two upcasters from version 2",
+                        "@Upcast(fromVersion = 2) first(ObjectNode stored)",
+                        "@Upcast(fromVersion = 2) second(ObjectNode stored)",
+                        "Declare one @Upcast method per version"));
+    }
+
+    @Test
+    void anUpcasterFromTheCurrentVersionFailsStartup() {
+        runner.withUserConfiguration(TestMachines.UpcasterFromTheCurrentVersion.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        "@Upcast(fromVersion = 2) fromTwo(ObjectNode stored)",
+                        "machine upcast-from-current v2 declares an upcaster from version 2, but an upcaster brings a"
+                                + " state of an older version to the next one",
+                        "Declare upcasters from versions 1 to 1 only"));
+    }
+
+    @Test
+    void upcastersWithAGapFailStartupNamingTheMissingVersion() {
+        runner.withUserConfiguration(TestMachines.UpcastersWithAGap.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        "machine upcast-gap v4 declares upcasters from versions [1, 3] but none from version 2",
+                        "Declare an @Upcast method for each version from 1 to 3"));
+    }
+
+    @Test
+    void anUpcasterThatDoesNotTakeAJsonTreeFailsStartupNamingTheParameter() {
+        runner.withUserConfiguration(TestMachines.UpcasterTakingAState.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        "@Upcast(fromVersion = 1) fromOne(Name stored)", "parameter Name stored (index 0)",
+                        "the stored state is passed as a JSON tree, not as a Name", MethodUpcaster.SIGNATURE));
+    }
+
+    @Test
+    void aFormerStepNameThatIsACurrentStepFailsStartupNamingBothMethods() {
+        runner.withUserConfiguration(TestMachines.FormerNameOfACurrentStep.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        "machine former-is-current v1 declares 'wave' as a former name of one step, and it is the"
+                                + " name of another", "@Step greet(Name name)", "@Step wave(Name name)"));
+    }
+
+    @Test
+    void aFormerStepNameDeclaredTwiceFailsStartupNamingBothMethods() {
+        runner.withUserConfiguration(TestMachines.FormerNameTwice.class).run(context -> {
+            assertStartupFailure(context, MachineDefinitionException.class,
+                    "the former step name 'hello' is declared twice", "@Step greet(Name name)",
+                    "@Step wave(Name name)");
+            FailureAnalysis analysis = new MachineDefinitionFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription())
+                    .contains("Bean: 'testMachines.FormerNameTwice' (" + TestMachines.FormerNameTwice.class.getName()
+                            + ")")
+                    .contains("Method: @Step greet(Name name)")
+                    .contains("Method: @Step wave(Name name)")
+                    .contains("Reason: the former step name 'hello' is declared twice");
+            assertThat(analysis.getAction()).startsWith("Declare each former name once");
+        });
+    }
+
+    /** Only the highest registered version upcasts; the engine's message names both beans. */
+    @Test
+    void upcastersOnALowerRegisteredVersionFailStartupNamingBothBeans() {
+        runner.withUserConfiguration(TestMachines.UpcastingGreeter.class, TestMachines.UpcastingGreeterV2.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        "Machine greeter v2 (bean 'testMachines.UpcastingGreeterV2' ("
+                                + TestMachines.UpcastingGreeterV2.class.getName() + ")) declares upcasters from"
+                                + " versions [1], but greeter v3 (bean 'testMachines.UpcastingGreeter' ("
+                                + TestMachines.UpcastingGreeter.class.getName() + ")) is registered too"));
+        // Older versions without upcasters run their own rows next to it.
+        runner.withUserConfiguration(TestMachines.UpcastingGreeter.class, TestMachines.GreeterV2.class,
+                        TestMachines.Greeter.class)
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
     @Test
     void analysisOfABadParameterNamesTheBeanTheMethodTheParameterAndWhatIsAllowed() {
         runner.withUserConfiguration(TestMachines.ExtraParameter.class).run(context -> {

@@ -8,7 +8,10 @@ import dev.durable.boot.DurableMachine;
 import dev.durable.boot.DurableSchedule;
 import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
+import dev.durable.boot.Upcast;
 import java.util.Map;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /** Machines for the auto-configuration tests, valid and invalid. */
 final class TestMachines {
@@ -212,6 +215,130 @@ final class TestMachines {
         @OnError
         Outcome second(IllegalStateException e, Name name) {
             return Outcome.stop("second");
+        }
+    }
+
+    // Upcasting (docs/DESIGN.md, "Upcasting").
+
+    /** Version 3 of the greeter: its step was 'hello', its state's name was 'who' in version 1. */
+    @DurableMachine(name = "greeter", version = 3)
+    static class UpcastingGreeter {
+        @Step(value = "greet", formerNames = {"hello", "${test.greeter.former:salute}"})
+        Outcome greet(Name name, StepContext ctx) {
+            return Outcome.done("v" + ctx.version() + " " + ctx.step() + " " + name.value());
+        }
+
+        @Upcast(fromVersion = 1)
+        ObjectNode fromWho(ObjectNode stored) {
+            stored.set("value", stored.remove("who"));
+            return stored;
+        }
+
+        @Upcast(fromVersion = 2)
+        JsonNode unchanged(JsonNode stored) {
+            return stored;
+        }
+    }
+
+    /** Version 2 of the greeter, still declaring its upcaster from version 1. */
+    @DurableMachine(name = "greeter", version = 2)
+    static class UpcastingGreeterV2 {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done("v2");
+        }
+
+        @Upcast(fromVersion = 1)
+        ObjectNode fromWho(ObjectNode stored) {
+            return stored;
+        }
+    }
+
+    @DurableMachine(name = "two-upcasters", version = 3)
+    static class TwoUpcastersForOneVersion {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done();
+        }
+
+        @Upcast(fromVersion = 2)
+        ObjectNode first(ObjectNode stored) {
+            return stored;
+        }
+
+        @Upcast(fromVersion = 2)
+        ObjectNode second(ObjectNode stored) {
+            return stored;
+        }
+    }
+
+    @DurableMachine(name = "upcast-from-current", version = 2)
+    static class UpcasterFromTheCurrentVersion {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done();
+        }
+
+        @Upcast(fromVersion = 2)
+        ObjectNode fromTwo(ObjectNode stored) {
+            return stored;
+        }
+    }
+
+    @DurableMachine(name = "upcast-gap", version = 4)
+    static class UpcastersWithAGap {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done();
+        }
+
+        @Upcast(fromVersion = 1)
+        ObjectNode fromOne(ObjectNode stored) {
+            return stored;
+        }
+
+        @Upcast(fromVersion = 3)
+        ObjectNode fromThree(ObjectNode stored) {
+            return stored;
+        }
+    }
+
+    @DurableMachine(name = "upcast-signature", version = 2)
+    static class UpcasterTakingAState {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done();
+        }
+
+        @Upcast(fromVersion = 1)
+        ObjectNode fromOne(Name stored) {
+            return null;
+        }
+    }
+
+    @DurableMachine(name = "former-is-current")
+    static class FormerNameOfACurrentStep {
+        @Step(value = "greet", initial = true, formerNames = "wave")
+        Outcome greet(Name name) {
+            return Outcome.next("wave", name);
+        }
+
+        @Step("wave")
+        Outcome wave(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "former-twice")
+    static class FormerNameTwice {
+        @Step(value = "greet", initial = true, formerNames = "hello")
+        Outcome greet(Name name) {
+            return Outcome.next("wave", name);
+        }
+
+        @Step(value = "wave", formerNames = "hello")
+        Outcome wave(Name name) {
+            return Outcome.done();
         }
     }
 }

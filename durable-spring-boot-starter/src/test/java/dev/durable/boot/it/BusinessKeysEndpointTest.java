@@ -93,7 +93,7 @@ class BusinessKeysEndpointTest extends IntegrationTest {
         assertThat(status.status()).isEqualTo(400);
         assertThat(status.json().path("error").asString()).isEqualTo("Unknown instance status 'stuck'");
         assertThat(strings(status.json().path("statuses"))).containsExactly("runnable", "executing",
-                "awaiting_signal", "done", "failed", "cancelled");
+                "awaiting_signal", "suspended", "done", "failed", "cancelled");
 
         Http.Response limit = http.get("/actuator/durable/instances?limit=20000");
         assertThat(limit.status()).isEqualTo(400);
@@ -252,7 +252,7 @@ class BusinessKeysEndpointTest extends IntegrationTest {
                 "{\"action\":\"cancel\",\"filter\":\"status=done\"}");
         assertThat(ended.status()).isEqualTo(400);
         assertThat(ended.json().path("error").asString()).isEqualTo("A bulk cancel acts on [runnable, executing,"
-                + " awaiting_signal] instances only, and the query selects [done]; nothing was done");
+                + " awaiting_signal, suspended] instances only, and the query selects [done]; nothing was done");
         Http.Response badStatus = http.post("/actuator/durable/instances",
                 "{\"action\":\"retry\",\"filter\":\"status=stuck\"}");
         assertThat(badStatus.status()).isEqualTo(400);

@@ -55,6 +55,21 @@ class MetricsTest extends IntegrationTest {
                 .path("availableTags").findValuesAsString("tag")).contains("machine", "step", "outcome", "fate");
     }
 
+    /** A row stored by earlier code whose state would lose a property: suspended, counted by machine. */
+    @Test
+    void suspendedInstancesAreCountedByMachine() {
+        long id = TestDatabase.jdbc().queryForObject("INSERT INTO " + TestDatabase.SCHEMA + ".durable_instance"
+                + " (machine, machine_version, step, state, queue) VALUES ('workflow', 1, 'start',"
+                + " '{\"name\": \"narrowed\", \"count\": 0, \"legacy\": true}', 'default') RETURNING id",
+                Long.class);
+        engine.wake("default");
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> durable.find(id).orElseThrow().status()
+                == dev.durable.InstanceStatus.SUSPENDED);
+        assertThat(registry.get("durable.instances.suspended").tag("machine", "workflow").counter().count())
+                .isGreaterThanOrEqualTo(1);
+    }
+
     @Test
     void signalsAreCountedAsDeliveredDeduplicatedAndRefused() {
         long id = durable.start(Workflow.class, new Workflow.State("signalled", 0)).id();
@@ -146,7 +161,7 @@ class MetricsTest extends IntegrationTest {
         });
         assertThat(registry.find("durable.queue.depth").tag("queue", "default").gauges())
                 .extracting(gauge -> gauge.getId().getTag("status"))
-                .containsExactlyInAnyOrder("runnable", "executing", "awaiting_signal", "failed");
+                .containsExactlyInAnyOrder("runnable", "executing", "awaiting_signal", "suspended", "failed");
         // A queue of this node with nothing unfinished reads zero rather than vanishing.
         assertThat(registry.get("durable.queue.depth").tags("queue", "shutdown", "status", "runnable").gauge()
                 .value()).isZero();

@@ -118,15 +118,21 @@ public final class TestDatabase {
                 String.class, id);
     }
 
-    /** The stored row of one instance, every column, as PostgreSQL text where it is not a plain value. */
+    /**
+     * The stored row of one instance, every column, as PostgreSQL text where it is not a plain value. A suspended row
+     * waits at {@code eligible_at = 'infinity'}: its {@code eligible_in} is null, its {@code eligible_at_text}
+     * {@code infinity}.
+     */
     public Map<String, Object> row(long id) {
         return jdbc().queryForMap("""
                 SELECT id, machine, machine_version, step, status::text AS status, state::text AS state,
                        result::text AS result, awaits, awaits_set::text AS awaits_set, deadline, queue, priority, partition_key, attempt, last_error,
                        lease_owner, lease_token, lease_expires_at, unique_key, unique_guard,
                        parent_id, cancel_with_parent, children_started, children_ended, awaits_children,
-                       eligible_at, (eligible_at - now()) AS eligible_in,
-                       extract(epoch FROM (eligible_at - now())) AS eligible_in_seconds
+                       eligible_at::text AS eligible_at_text, eligible_at,
+                       CASE WHEN isfinite(eligible_at) THEN eligible_at - now() END AS eligible_in,
+                       CASE WHEN isfinite(eligible_at) THEN extract(epoch FROM (eligible_at - now())) END
+                           AS eligible_in_seconds
                 FROM %s WHERE id = ?
                 """.formatted(table("durable_instance")), id);
     }
