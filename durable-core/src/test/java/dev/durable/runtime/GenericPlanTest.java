@@ -133,15 +133,22 @@ class GenericPlanTest {
                 .replace(":queues::text[]", "$1::text[]").replace(":machines::text[]", "$2::text[]");
         StringBuilder plan = new StringBuilder();
         try (Connection own = TestDatabase.dataSource().getConnection(); Statement statement = own.createStatement()) {
-            statement.execute("SET plan_cache_mode = force_generic_plan");
-            statement.execute("PREPARE probe_generic(text[], text[]) AS " + probe);
-            try (ResultSet rows = statement.executeQuery("EXPLAIN EXECUTE probe_generic('{q}', '{m}')")) {
-                while (rows.next()) {
-                    plan.append(rows.getString(1)).append('\n');
+            // One transaction, so that behind a transaction pooler PREPARE, EXPLAIN EXECUTE and DEALLOCATE meet in one
+            // server session; SET LOCAL ends with it. A prepared statement outlives a rollback, hence DEALLOCATE (and a
+            // name of its own, should a failed EXPLAIN leave it behind on the pooled connection).
+            own.setAutoCommit(false);
+            String name = "probe_generic_" + System.nanoTime();
+            try {
+                statement.execute("SET LOCAL plan_cache_mode = force_generic_plan");
+                statement.execute("PREPARE " + name + "(text[], text[]) AS " + probe);
+                try (ResultSet rows = statement.executeQuery("EXPLAIN EXECUTE " + name + "('{q}', '{m}')")) {
+                    while (rows.next()) {
+                        plan.append(rows.getString(1)).append('\n');
+                    }
                 }
+                statement.execute("DEALLOCATE " + name);
             } finally {
-                statement.execute("DEALLOCATE probe_generic");
-                statement.execute("RESET plan_cache_mode");
+                own.rollback();
             }
         }
         return plan.toString();
