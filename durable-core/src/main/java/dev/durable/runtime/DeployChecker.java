@@ -16,8 +16,8 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Judges each group of what is in flight with a {@link GroupClassifier} (docs/DESIGN.md, "The deploy check"): from the
- * database, with the sampled states as stored; from an exported report, with a skeleton document per shape.
+ * Judges each group of what is in flight with the {@link DeployClassifier} (docs/DESIGN.md, "The deploy check"): from
+ * the database, with the sampled states as stored; from an exported report, with a skeleton document per shape.
  */
 final class DeployChecker {
 
@@ -25,7 +25,7 @@ final class DeployChecker {
     }
 
     /** The check of what the database holds now, read as {@code inventory}: each group's sampled states as stored. */
-    static DeployCheck againstInventory(InFlightRepository.Inventory inventory, GroupClassifier classifier,
+    static DeployCheck againstInventory(InFlightRepository.Inventory inventory, DeployClassifier classifier,
             MachineRegistry machines) {
         InFlightReport report = InFlightReports.of(inventory);
         Map<InFlightRepository.GroupKey, List<@Nullable String>> states = new HashMap<>();
@@ -37,10 +37,11 @@ final class DeployChecker {
 
     /**
      * The check of an exported report. Each shape is read as a skeleton document with its string leaves null (which
-     * reads as any reference type: an enum, a UUID, a date); a shape that does not read so is tried with them empty
-     * (which passes a constructor refusing null). The group's verdict is its first shape's that is not runnable.
+     * reads as any reference type: an enum, a UUID, a date), and again with them empty: a dropped null holds nothing,
+     * so only the second shows a string property the state type would drop, and it passes a constructor refusing null;
+     * the first reads what an empty string does not. The group's verdict is its first shape's that is not runnable.
      */
-    static DeployCheck againstReport(InFlightReport report, GroupClassifier classifier, MachineRegistry machines) {
+    static DeployCheck againstReport(InFlightReport report, DeployClassifier classifier, MachineRegistry machines) {
         return check(report, machines, group -> verdict(group, classifier));
     }
 
@@ -60,7 +61,7 @@ final class DeployChecker {
         return new DeployCheck(report, findings, notChecked);
     }
 
-    private static DeployCheck.Verdict verdict(InFlightReport.Group group, GroupClassifier classifier) {
+    private static DeployCheck.Verdict verdict(InFlightReport.Group group, DeployClassifier classifier) {
         if (group.shapes().isEmpty()) {
             return classifier.classify(group.machine(), group.version(), group.step(), List.of());
         }
@@ -68,11 +69,13 @@ final class DeployChecker {
         for (InFlightReport.Shape shape : group.shapes()) {
             index++;
             DeployCheck.Verdict verdict = classify(group, shape, StateShapes.Strings.AS_NULL, classifier);
-            if (verdict.kind() == DeployCheck.Verdict.Kind.DOES_NOT_BIND
-                    && shape.paths().stream().anyMatch(line -> StateShapes.typeOf(line).equals("string"))) {
+            if (shape.paths().stream().anyMatch(line -> StateShapes.typeOf(line).equals("string"))) {
                 DeployCheck.Verdict withEmptyStrings = classify(group, shape, StateShapes.Strings.AS_EMPTY,
                         classifier);
-                verdict = withEmptyStrings.isRunnable() ? withEmptyStrings : verdict;
+                if (withEmptyStrings.kind() == DeployCheck.Verdict.Kind.BINDS_LOSSILY
+                        || verdict.kind() == DeployCheck.Verdict.Kind.DOES_NOT_BIND && withEmptyStrings.isRunnable()) {
+                    verdict = withEmptyStrings;
+                }
             }
             if (!verdict.isRunnable()) {
                 String which = group.shapes().size() == 1 ? "" : "shape " + index + " of " + group.shapes().size()
@@ -80,12 +83,15 @@ final class DeployChecker {
                 return new DeployCheck.Verdict(verdict.kind(), which + verdict.reason(), verdict.droppedPaths(),
                         verdict.runsAsVersion(), verdict.runsAsStep());
             }
+            if (index == group.shapes().size()) {
+                return verdict; // runnable, and how (an upcast, a renamed step)
+            }
         }
         return DeployCheck.Verdict.runnable();
     }
 
     private static DeployCheck.Verdict classify(InFlightReport.Group group, InFlightReport.Shape shape,
-            StateShapes.Strings strings, GroupClassifier classifier) {
+            StateShapes.Strings strings, DeployClassifier classifier) {
         List<@Nullable String> skeleton = Arrays.asList(StateShapes.skeleton(shape.paths(), strings));
         return classifier.classify(group.machine(), group.version(), group.step(), skeleton);
     }

@@ -3,6 +3,8 @@ package dev.durable.runtime;
 import dev.durable.json.JsonCodec;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.DeployCheck.Verdict;
+import dev.durable.runtime.DeployCheck.Verdict.Kind;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -12,56 +14,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What this node's code would do with the stored rows of one (machine, version, step), judged from sample states
- * before any of them is picked: a deploy check (docs/DESIGN.md, "Lossy states"). It asks {@link StatePreparation},
- * the code that prepares every picked row before its step runs, so its verdict is the runtime's: a row classified
- * {@link Verdict#BINDS_LOSSILY} is a row the runtime would suspend, one classified {@link Verdict#RUNNABLE} one it
- * would run. It runs nothing and reads no database.
+ * before any of them is picked: the one classifier of the deploy check (docs/DESIGN.md, "The deploy check"), whether
+ * it reads the database (the sampled states as stored) or an exported report (a skeleton document per shape). It asks
+ * {@link StatePreparation}, the code that prepares every picked row before its step runs, so its verdict is the
+ * runtime's: a row classified {@link Kind#BINDS_LOSSILY} is a row the runtime would suspend, one classified
+ * {@link Kind#RUNNABLE} one it would run (perhaps after an upcast, or under a step's current name). It runs nothing and
+ * reads no database.
  */
 final class DeployClassifier {
 
-    /** The longest error text a classification carries: one line, enough to recognise it. */
+    /** The longest reason a verdict carries: one line, enough to recognise it; it goes into a log line. */
     static final int MAX_DETAIL = 300;
-
-    /**
-     * What the rows of a group are to this node, from the best to the worst; the worst verdict of any sample is the
-     * group's.
-     */
-    enum Verdict {
-        /** The step runs (perhaps on a newer version after an upcast, or under its current name). */
-        RUNNABLE,
-        /** The state reads, but the version the row runs on declares no such step (nor former name): error path. */
-        STEP_MISSING,
-        /** The state reads whole, but would lose stored properties: the instance would be suspended (or failed). */
-        BINDS_LOSSILY,
-        /** The state cannot be read as the state type: error path ({@code UnreadableState}). */
-        DOES_NOT_BIND,
-        /** An upcaster threw, returned nothing, or returned what the state type cannot read whole: suspended. */
-        UPCAST_FAILED,
-        /** This node neither registers the version nor upcasts it: the rows are not picked here (stranded). */
-        VERSION_NOT_REGISTERED
-    }
-
-    /**
-     * The verdict on a group of rows.
-     *
-     * @param verdict       the worst verdict of any sample state
-     * @param runsOnVersion the version the rows' step runs on (their own, or the one they are upcast to); {@code null}
-     *                      for {@link Verdict#VERSION_NOT_REGISTERED}
-     * @param runsAsStep    the step they run as (their stored step, or its current name); {@code null} for
-     *                      {@link Verdict#VERSION_NOT_REGISTERED}
-     * @param droppedPaths  {@link Verdict#BINDS_LOSSILY}: every stored property some sample would lose, in order met
-     * @param detail        what is wrong, in one line of at most {@value #MAX_DETAIL} characters (the binding or
-     *                      upcast error, the steps there are, the versions this node runs); or, for a runnable group,
-     *                      how it runs when that is not plain ("upcast from v1 to v2", "step 'send' runs as 'ship'");
-     *                      {@code null} otherwise
-     */
-    record Classification(Verdict verdict, @Nullable Integer runsOnVersion, @Nullable String runsAsStep,
-            List<String> droppedPaths, @Nullable String detail) {
-
-        Classification {
-            droppedPaths = List.copyOf(droppedPaths);
-        }
-    }
 
     private final MachineRegistry machines;
     private final StatePreparation preparation;
@@ -72,65 +35,91 @@ final class DeployClassifier {
     }
 
     /**
-     * Classifies the rows of {@code machine} at {@code version} and {@code step}, from {@code sampleStates} (their
-     * stored JSON, a {@code null} for a SQL {@code NULL} state; no sample at all is judged as one NULL state).
+     * The verdict on the rows of {@code machine} at {@code version} and {@code step}, from {@code sampleStates} (their
+     * stored JSON, a {@code null} for a SQL {@code NULL} state; no sample at all is judged as one NULL state): the
+     * worst of the samples' verdicts, with every stored property any sample would lose when it binds lossily.
      */
-    Classification classify(String machine, int version, String step, List<@Nullable String> sampleStates) {
+    Verdict classify(String machine, int version, String step, List<@Nullable String> sampleStates) {
         List<@Nullable String> samples = sampleStates.isEmpty() ? Arrays.asList((String) null) : sampleStates;
-        Classification worst = null;
+        Verdict worst = null;
         Set<String> dropped = new LinkedHashSet<>();
+        int unreadable = 0;
         for (String sample : samples) {
-            Classification one = classifyOne(machine, version, step, sample);
+            Verdict one = classifyOne(machine, version, step, sample);
             dropped.addAll(one.droppedPaths());
-            if (worst == null || one.verdict().compareTo(worst.verdict()) > 0) {
+            unreadable += one.kind() == Kind.DOES_NOT_BIND ? 1 : 0;
+            if (worst == null || severity(one.kind()) > severity(worst.kind())) {
                 worst = one;
             }
         }
-        if (worst.verdict() == Verdict.BINDS_LOSSILY) {
-            return new Classification(worst.verdict(), worst.runsOnVersion(), worst.runsAsStep(),
-                    new ArrayList<>(dropped), worst.detail());
-        }
-        return worst;
+        return switch (worst.kind()) {
+            case BINDS_LOSSILY -> new Verdict(worst.kind(), worst.reason(), new ArrayList<>(dropped),
+                    worst.runsAsVersion(), worst.runsAsStep());
+            case DOES_NOT_BIND -> new Verdict(worst.kind(), shorten(unreadable + " of " + samples.size()
+                    + " sampled states do not read: " + worst.reason()), List.of(), worst.runsAsVersion(),
+                    worst.runsAsStep());
+            default -> worst;
+        };
     }
 
-    private Classification classifyOne(String machine, int version, String step, @Nullable String state) {
+    /**
+     * Which sample's verdict is the group's: a row that is not picked at all outweighs one whose upcast fails, which
+     * outweighs one that does not read, one that reads lossily, one at a missing step, one that runs.
+     */
+    private static int severity(Kind kind) {
+        return switch (kind) {
+            case RUNNABLE -> 0;
+            case STEP_MISSING -> 1;
+            case BINDS_LOSSILY -> 2;
+            case DOES_NOT_BIND -> 3;
+            case UPCAST_FAILED -> 4;
+            case VERSION_NOT_REGISTERED -> 5;
+        };
+    }
+
+    private Verdict classifyOne(String machine, int version, String step, @Nullable String state) {
         StatePreparation.Prepared prepared = preparation.prepare(machine, version, step, state);
         if (prepared instanceof StatePreparation.Unregistered) {
             Set<Integer> runs = machines.runnableVersions(machine);
-            return new Classification(Verdict.VERSION_NOT_REGISTERED, null, null, List.of(),
-                    shorten(runs.isEmpty() ? "this node does not run machine " + machine
-                            : "this node runs " + machine + " versions " + runs + ", and upcasts none from v"
-                                    + version));
+            return Verdict.of(Kind.VERSION_NOT_REGISTERED, shorten(runs.isEmpty()
+                    ? "this code does not run machine " + machine
+                    : "this code registers " + machine + " " + runs.stream().sorted().map(v -> "v" + v).toList()
+                            + ", not v" + version));
         }
         if (prepared instanceof StatePreparation.Refused refused) {
             MachineDefinition definition = refused.definition();
             String runsAs = definition.currentStepName(step);
-            Verdict verdict = refused.refusal() == StatePreparation.Refusal.LOSSY ? Verdict.BINDS_LOSSILY
-                    : Verdict.UPCAST_FAILED;
-            return new Classification(verdict, definition.version(), runsAs != null ? runsAs : step,
-                    refused.droppedPaths(), shorten(refused.reason()));
+            Kind kind = refused.refusal() == StatePreparation.Refusal.LOSSY ? Kind.BINDS_LOSSILY : Kind.UPCAST_FAILED;
+            return new Verdict(kind, shorten(refused.reason()), refused.droppedPaths(),
+                    otherVersion(definition, version), runsAs != null && !runsAs.equals(step) ? runsAs : null);
         }
         StatePreparation.Ready ready = (StatePreparation.Ready) prepared;
         MachineDefinition definition = ready.definition();
-        if (ready.unreadable() != null) {
-            return new Classification(Verdict.DOES_NOT_BIND, definition.version(), ready.step(), List.of(),
-                    shorten(ready.unreadable().getMessage()));
+        @Nullable String renamed = ready.step().equals(step) ? null : ready.step();
+        if (ready.stepDefinition() == null) { // first: without the step, the state has nothing to be read for
+            return new Verdict(Kind.STEP_MISSING, shorten(definition.describe() + " declares the steps "
+                    + definition.steps().keySet() + (definition.formerStepNames().isEmpty() ? ""
+                            : " (former names " + definition.formerStepNames().keySet() + ")")
+                    + ", not '" + step + "'"), List.of(), otherVersion(definition, version), renamed);
         }
-        if (ready.stepDefinition() == null) {
-            return new Classification(Verdict.STEP_MISSING, definition.version(), ready.step(), List.of(),
-                    shorten(definition.describe() + " declares no step '" + step + "' (steps: "
-                            + definition.steps().keySet() + ", former names: "
-                            + definition.formerStepNames().keySet() + ")"));
+        if (ready.unreadable() != null) {
+            return new Verdict(Kind.DOES_NOT_BIND, shorten(ready.unreadable().getMessage()), List.of(),
+                    otherVersion(definition, version), renamed);
         }
         List<String> how = new ArrayList<>();
         if (definition.version() != version) {
             how.add("upcast from v" + version + " to v" + definition.version());
         }
-        if (!ready.step().equals(step)) {
-            how.add("step '" + step + "' runs as '" + ready.step() + "'");
+        if (renamed != null) {
+            how.add("step '" + step + "' runs as '" + renamed + "'");
         }
-        return new Classification(Verdict.RUNNABLE, definition.version(), ready.step(), List.of(),
-                how.isEmpty() ? null : String.join("; ", how));
+        return new Verdict(Kind.RUNNABLE, String.join("; ", how), List.of(), otherVersion(definition, version),
+                renamed);
+    }
+
+    /** The version the rows run as when an upcast brings them to it; null when they run on their own. */
+    private static @Nullable Integer otherVersion(MachineDefinition definition, int storedVersion) {
+        return definition.version() == storedVersion ? null : definition.version();
     }
 
     /** The first line of {@code text}, at most {@value #MAX_DETAIL} characters. */
@@ -139,6 +128,6 @@ final class DeployClassifier {
             return "";
         }
         String line = text.lines().findFirst().orElse("").strip();
-        return line.length() <= MAX_DETAIL ? line : line.substring(0, MAX_DETAIL - 3) + "...";
+        return line.length() <= MAX_DETAIL ? line : line.substring(0, MAX_DETAIL - 1) + "…";
     }
 }

@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The deploy check (docs/DESIGN.md, "The deploy check"): a verdict per group of what is in flight, from the database
@@ -38,6 +39,10 @@ class DeployCheckTest {
     record OrderByLines(String reservation, Map<String, Integer> lines) {
     }
 
+    /** Version 1's order after {@code reservation} was renamed {@code reservationId}. */
+    record RenamedOrder(String reservationId, List<Line> lines) {
+    }
+
     @RegisterExtension
     final EngineFixture engines = new EngineFixture();
 
@@ -49,6 +54,12 @@ class DeployCheckTest {
                 .step("pay", (state, ctx) -> Outcome.next("ship", state))
                 .step("ship", (state, ctx) -> Outcome.done())
                 .build();
+    }
+
+    private static MachineDefinition.Builder<RenamedOrder> renamed(int version) {
+        return MachineDefinition.builder("order", version, RenamedOrder.class)
+                .initialStep("pay")
+                .step("pay", (state, ctx) -> Outcome.done());
     }
 
     private static MachineDefinition orderV3() {
@@ -90,8 +101,8 @@ class DeployCheckTest {
         assertThat(check.machinesNotChecked()).containsExactly("invoice");
         assertThat(reason(check, "pack")).isEqualTo("order v1 declares the steps [pay, ship], not 'pack'");
         assertThat(reason(check, 2)).isEqualTo("this code registers order [v1, v3], not v2");
-        assertThat(reason(check, 3)).startsWith("1 of 1 sampled states do not read as "
-                + OrderByLines.class.getName() + ": ").contains("Map");
+        assertThat(reason(check, 3)).startsWith("1 of 1 sampled states do not read: Cannot read JSON as "
+                + OrderByLines.class.getName()).contains("Map");
     }
 
     @Test
@@ -138,6 +149,45 @@ class DeployCheckTest {
                 .containsExactlyElementsOf(fromDatabase.findings().stream().map(f -> f.verdict().kind()).toList());
         assertThat(fromFile.machinesNotChecked()).containsExactly("invoice");
         assertThat(fromFile.report()).isEqualTo(exported);
+    }
+
+    /**
+     * Issue 18's deploy: {@code reservation} renamed {@code reservationId}, the version left at 1. The check against
+     * the database and against the exported file both say the stored property would be dropped; with the version raised
+     * and an upcaster that carries it over, both pass and say how the instances will run.
+     */
+    @Test
+    void aPropertyTheNewCodeWouldDropBindsLossilyUntilAnUpcasterCarriesItOver() {
+        insert("order", 1, "pay", "awaiting_signal", V1_STATE);
+        DurableEngine renamedAtV1 = engines.build("renamed", UnaryOperator.identity(), renamed(1).build());
+        InFlightReport exported = renamedAtV1.client().inFlight();
+
+        for (DeployCheck check : List.of(renamedAtV1.checkDeploy(),
+                DeployCheck.against(exported, renamedAtV1.machines(), new JacksonJsonCodec()))) {
+            assertThat(check.passed()).isFalse();
+            assertThat(check.problems()).singleElement().satisfies(finding -> {
+                assertThat(finding.verdict().kind()).isEqualTo(DeployCheck.Verdict.Kind.BINDS_LOSSILY);
+                assertThat(finding.verdict().droppedPaths()).containsExactly("$.reservation");
+                assertThat(finding.describe()).contains("would lose [$.reservation]")
+                        .contains("Put the dropped properties back into the state type, or add an upcaster");
+            });
+        }
+
+        MachineDefinition upcasting = renamed(2).upcaster(1, stored -> {
+            ObjectNode order = (ObjectNode) stored;
+            order.set("reservationId", order.remove("reservation"));
+            return order;
+        }).build();
+        DeployCheck fromFile = DeployCheck.against(exported, MachineRegistry.of(upcasting), new JacksonJsonCodec());
+        DeployCheck fromDatabase = engines.build("upcasting", UnaryOperator.identity(), upcasting).checkDeploy();
+        for (DeployCheck check : List.of(fromFile, fromDatabase)) {
+            assertThat(check.passed()).isTrue();
+            assertThat(check.findings()).singleElement().satisfies(finding -> {
+                assertThat(finding.verdict().kind()).isEqualTo(DeployCheck.Verdict.Kind.RUNNABLE);
+                assertThat(finding.verdict().runsAsVersion()).isEqualTo(2);
+                assertThat(finding.verdict().reason()).isEqualTo("upcast from v1 to v2");
+            });
+        }
     }
 
     /**
@@ -206,7 +256,7 @@ class DeployCheckTest {
         assertThat(check.problems()).singleElement().satisfies(finding -> {
             assertThat(finding.verdict().kind()).isEqualTo(DeployCheck.Verdict.Kind.DOES_NOT_BIND);
             assertThat(finding.verdict().reason()).startsWith("shape 2 of 2 (3 of 50 sampled): 1 of 1 sampled states"
-                    + " do not read as " + OrderByLines.class.getName());
+                    + " do not read: Cannot read JSON as " + OrderByLines.class.getName());
         });
     }
 

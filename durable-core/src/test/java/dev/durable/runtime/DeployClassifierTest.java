@@ -6,8 +6,8 @@ import dev.durable.Outcome;
 import dev.durable.json.JacksonJsonCodec;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
-import dev.durable.runtime.DeployClassifier.Classification;
-import dev.durable.runtime.DeployClassifier.Verdict;
+import dev.durable.runtime.DeployCheck.Verdict;
+import dev.durable.runtime.DeployCheck.Verdict.Kind;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -56,87 +56,88 @@ class DeployClassifierTest {
                 .build();
     }
 
-    private static Classification classify(MachineRegistry machines, int version, String step, String... states) {
+    private static Verdict classify(MachineRegistry machines, int version, String step, String... states) {
         return new DeployClassifier(machines, new JacksonJsonCodec()).classify("order", version, step,
                 Arrays.asList(states));
     }
 
     @Test
     void rowsOfARegisteredVersionWhoseStateReadsWholeAreRunnable() {
-        Classification classification = classify(MachineRegistry.of(firstVersion()), 1, "pay", STORED);
+        Verdict verdict = classify(MachineRegistry.of(firstVersion()), 1, "pay", STORED);
 
-        assertThat(classification).isEqualTo(new Classification(Verdict.RUNNABLE, 1, "pay", List.of(), null));
+        assertThat(verdict).isEqualTo(new Verdict(Kind.RUNNABLE, "", List.of(), null, null));
     }
 
     /** Still registered on this node: no upcast, the row runs on its own version, as before. */
     @Test
     void rowsOfAVersionStillRegisteredAreNotUpcast() {
-        Classification classification = classify(MachineRegistry.of(firstVersion(), upcastingVersion2()), 1, "send",
+        Verdict verdict = classify(MachineRegistry.of(firstVersion(), upcastingVersion2()), 1, "send",
                 STORED);
 
-        assertThat(classification).isEqualTo(new Classification(Verdict.RUNNABLE, 1, "send", List.of(), null));
+        assertThat(verdict).isEqualTo(new Verdict(Kind.RUNNABLE, "", List.of(), null, null));
     }
 
     @Test
     void rowsAnUpcasterAndAFormerStepNameBringToTheCurrentVersionAreRunnableAndSaySo() {
-        Classification classification = classify(MachineRegistry.of(upcastingVersion2()), 1, "send", STORED);
+        Verdict verdict = classify(MachineRegistry.of(upcastingVersion2()), 1, "send", STORED);
 
-        assertThat(classification).isEqualTo(new Classification(Verdict.RUNNABLE, 2, "ship", List.of(),
-                "upcast from v1 to v2; step 'send' runs as 'ship'"));
+        assertThat(verdict).isEqualTo(new Verdict(Kind.RUNNABLE,
+                "upcast from v1 to v2; step 'send' runs as 'ship'", List.of(), 2, "ship"));
     }
 
     @Test
     void aStepTheVersionDoesNotDeclareIsMissing() {
-        Classification classification = classify(MachineRegistry.of(upcastingVersion2()), 2, "wrap",
+        Verdict verdict = classify(MachineRegistry.of(upcastingVersion2()), 2, "wrap",
                 "{\"id\": \"o-1\"}");
 
-        assertThat(classification.verdict()).isEqualTo(Verdict.STEP_MISSING);
-        assertThat(classification.detail()).isEqualTo("order v2 declares no step 'wrap' (steps: [pay, ship], former"
-                + " names: [send])");
+        assertThat(verdict.kind()).isEqualTo(Kind.STEP_MISSING);
+        assertThat(verdict.reason()).isEqualTo("order v2 declares the steps [pay, ship] (former names [send]),"
+                + " not 'wrap'");
     }
 
     @Test
     void aVersionNeitherRegisteredNorUpcastIsNotRegistered() {
-        Classification classification = classify(MachineRegistry.of(current(2).build()), 1, "pay", STORED);
+        Verdict verdict = classify(MachineRegistry.of(current(2).build()), 1, "pay", STORED);
 
-        assertThat(classification).isEqualTo(new Classification(Verdict.VERSION_NOT_REGISTERED, null, null,
-                List.of(), "this node runs order versions [2], and upcasts none from v1"));
+        assertThat(verdict).isEqualTo(new Verdict(Kind.VERSION_NOT_REGISTERED,
+                "this code registers order [v2], not v1", List.of(), null, null));
         assertThat(new DeployClassifier(MachineRegistry.of(current(2).build()), new JacksonJsonCodec())
-                .classify("invoice", 1, "pay", List.of()).detail())
-                .isEqualTo("this node does not run machine invoice");
+                .classify("invoice", 1, "pay", List.of()).reason())
+                .isEqualTo("this code does not run machine invoice");
     }
 
     @Test
     void aStateThatCannotBeReadDoesNotBindAndSaysWhyInOneLine() {
-        Classification classification = classify(MachineRegistry.of(current(1).build()), 1, "pay",
+        Verdict verdict = classify(MachineRegistry.of(current(1).build()), 1, "pay",
                 "{\"id\": [1, 2], \"reservationId\": \"R-7\"}");
 
-        assertThat(classification.verdict()).isEqualTo(Verdict.DOES_NOT_BIND);
-        assertThat(classification.detail()).startsWith("Cannot read JSON as " + Order.class.getName())
+        assertThat(verdict.kind()).isEqualTo(Kind.DOES_NOT_BIND);
+        assertThat(verdict.reason())
+                .startsWith("1 of 1 sampled states do not read: Cannot read JSON as " + Order.class.getName())
                 .doesNotContain("\n").hasSizeLessThanOrEqualTo(DeployClassifier.MAX_DETAIL);
     }
 
     /** The scenario of issue 18: the property was renamed and the version left at 1. */
     @Test
     void aStateThatWouldLoseAPropertyBindsLossilyNamingEveryPathAnySampleLoses() {
-        Classification classification = classify(MachineRegistry.of(current(1).build()), 1, "pay",
+        Verdict verdict = classify(MachineRegistry.of(current(1).build()), 1, "pay",
                 "{\"id\": \"o-1\", \"reservationId\": \"R-1\"}", STORED,
                 "{\"id\": \"o-3\", \"reservation\": \"R-3\", \"note\": \"fragile\"}");
 
-        assertThat(classification.verdict()).isEqualTo(Verdict.BINDS_LOSSILY);
-        assertThat(classification.droppedPaths()).containsExactly("$.reservation", "$.note");
-        assertThat(classification.detail()).contains("would lose [$.reservation]");
+        assertThat(verdict.kind()).isEqualTo(Kind.BINDS_LOSSILY);
+        assertThat(verdict.droppedPaths()).containsExactly("$.reservation", "$.note");
+        assertThat(verdict.reason()).contains("would lose [$.reservation]");
     }
 
     @Test
     void anUpcastThatStillLosesAPropertyBindsLossily() {
         MachineDefinition forgetful = current(2).upcaster(1, stored -> stored).build();
 
-        Classification classification = classify(MachineRegistry.of(forgetful), 1, "pay", STORED);
+        Verdict verdict = classify(MachineRegistry.of(forgetful), 1, "pay", STORED);
 
-        assertThat(classification.verdict()).isEqualTo(Verdict.BINDS_LOSSILY);
-        assertThat(classification.runsOnVersion()).isEqualTo(2);
-        assertThat(classification.detail()).startsWith("The stored state of order v1, upcast to v2, would lose"
+        assertThat(verdict.kind()).isEqualTo(Kind.BINDS_LOSSILY);
+        assertThat(verdict.runsAsVersion()).isEqualTo(2);
+        assertThat(verdict.reason()).startsWith("The stored state of order v1, upcast to v2, would lose"
                 + " [$.reservation]");
     }
 
@@ -149,16 +150,16 @@ class DeployClassifierTest {
         MachineDefinition wrongShape = current(2).upcaster(1, stored -> ((ObjectNode) stored).putArray("id"))
                 .build();
 
-        Classification threw = classify(MachineRegistry.of(throwing), 1, "pay", STORED);
-        assertThat(threw.verdict()).isEqualTo(Verdict.UPCAST_FAILED);
-        assertThat(threw.detail()).isEqualTo("Upcasting the state of order v1 to v2 failed: the upcaster from"
+        Verdict threw = classify(MachineRegistry.of(throwing), 1, "pay", STORED);
+        assertThat(threw.kind()).isEqualTo(Kind.UPCAST_FAILED);
+        assertThat(threw.reason()).isEqualTo("Upcasting the state of order v1 to v2 failed: the upcaster from"
                 + " version 1 threw java.lang.IllegalStateException: no reservation in \"o-1\"; the step was not run,"
                 + " and the row's state, version and step are kept as stored");
-        assertThat(classify(MachineRegistry.of(returningNull), 1, "pay", STORED).detail())
+        assertThat(classify(MachineRegistry.of(returningNull), 1, "pay", STORED).reason())
                 .contains("the upcaster from version 1 returned null");
-        Classification shape = classify(MachineRegistry.of(wrongShape), 1, "pay", STORED);
-        assertThat(shape.verdict()).isEqualTo(Verdict.UPCAST_FAILED);
-        assertThat(shape.detail()).startsWith("Upcasting the state of order v1 to v2 failed: the upcast state cannot"
+        Verdict shape = classify(MachineRegistry.of(wrongShape), 1, "pay", STORED);
+        assertThat(shape.kind()).isEqualTo(Kind.UPCAST_FAILED);
+        assertThat(shape.reason()).startsWith("Upcasting the state of order v1 to v2 failed: the upcast state cannot"
                 + " be read as " + Order.class.getName());
     }
 
@@ -166,9 +167,9 @@ class DeployClassifierTest {
     void theWorstSampleDecidesAndNoSampleIsJudgedAsANullState() {
         MachineRegistry machines = MachineRegistry.of(current(1).build());
 
-        assertThat(classify(machines, 1, "pay", "{\"id\": \"o-1\"}", STORED, "{\"id\": {}}").verdict())
-                .isEqualTo(Verdict.DOES_NOT_BIND);
-        assertThat(classify(machines, 1, "pay").verdict()).isEqualTo(Verdict.RUNNABLE);
-        assertThat(classify(machines, 1, "gone").verdict()).isEqualTo(Verdict.STEP_MISSING);
+        assertThat(classify(machines, 1, "pay", "{\"id\": \"o-1\"}", STORED, "{\"id\": {}}").kind())
+                .isEqualTo(Kind.DOES_NOT_BIND);
+        assertThat(classify(machines, 1, "pay").kind()).isEqualTo(Kind.RUNNABLE);
+        assertThat(classify(machines, 1, "gone").kind()).isEqualTo(Kind.STEP_MISSING);
     }
 }

@@ -164,10 +164,10 @@ class LossyStateTest {
         assertThat(client.history(id)).extracting(HistoryEntry::event, HistoryEntry::status).endsWith(
                 org.assertj.core.groups.Tuple.tuple(Event.SUSPEND, InstanceStatus.SUSPENDED));
         // The deploy check says the same of this row, from the same preparation (docs/DESIGN.md, "Lossy states").
-        DeployClassifier.Classification classification = new DeployClassifier(MachineRegistry.of(renamed(1)),
+        DeployCheck.Verdict verdict = new DeployClassifier(MachineRegistry.of(renamed(1)),
                 new JacksonJsonCodec()).classify("order", 1, "pay", List.of(stateBefore));
-        assertThat(classification.verdict()).isEqualTo(DeployClassifier.Verdict.BINDS_LOSSILY);
-        assertThat(classification.droppedPaths()).containsExactly("$.reservation");
+        assertThat(verdict.kind()).isEqualTo(DeployCheck.Verdict.Kind.BINDS_LOSSILY);
+        assertThat(verdict.droppedPaths()).containsExactly("$.reservation");
         // It stays so: a reaper run and further polls change nothing.
         redeployed.reapNow();
         assertThat(storedData(id)).isEqualTo(dataBefore);

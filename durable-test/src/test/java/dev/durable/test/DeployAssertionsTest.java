@@ -80,8 +80,8 @@ class DeployAssertionsTest {
                 .hasMessageStartingWith("The code cannot run 2 groups of unfinished instances in flight in "
                         + file.toAbsolutePath() + " (taken at 2026-03-01T04:05:06Z):" + System.lineSeparator()
                         + "  - 1234 instances of machine order v1 at step 'pay' (awaiting_signal) cannot run on this"
-                        + " code: DOES_NOT_BIND (1 of 1 sampled states do not read as "
-                        + RestructuredOrder.class.getName() + ": ")
+                        + " code: DOES_NOT_BIND (1 of 1 sampled states do not read: Cannot read JSON as "
+                        + RestructuredOrder.class.getName())
                 .hasMessageContaining("Make the state type read the stored state, add an upcaster that rewrites it")
                 .hasMessageContaining("  - 7 instances of machine order v1 at step 'ship' (runnable) cannot run on"
                         + " this code: STEP_MISSING (order v1 declares the steps [pay], not 'ship').")
