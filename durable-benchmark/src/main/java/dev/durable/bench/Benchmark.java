@@ -67,7 +67,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (s, not in {@code all}) the baseline from 4 to 80 threads, to see where it saturates;
  * (v) what is in flight and the deploy check over a million in-flight instances: their time, with more groups and
  * with fewer instances, (a) while another node checks the deploy over and over, and (a) with and without the index
- * they read.
+ * they read;
+ * (x) the peer: one-step no-op instances drained by the engine and by db-scheduler (lock-and-fetch polling, its best
+ * configuration on PostgreSQL) at equal thread counts (10, 50, 256), with the CPU per step of the JVM and of
+ * PostgreSQL for each; (l) remote latency: insert on one node -> step start on another node at the default settings,
+ * and db-scheduler's at a 100 ms poll; (i) what an idle node of five queues costs the database (statements, CPU) per
+ * second; (y, not in {@code all}) the defaults sweep: concurrency, batch size and batch window, each varied alone.
  * Ratios are to figures of the same run, so they hold across machines better than the absolute numbers.
  */
 public final class Benchmark {
