@@ -191,10 +191,16 @@ public interface DurableClient {
      * losing data is deployed (an upcaster, say): it is picked again at once, at the step and attempt it was
      * suspended at. Should its state still not read whole, it is suspended again.
      *
-     * @return whether the instance was failed or suspended and is now runnable; false if it is missing, or neither
-     * @throws IllegalStateException if another instance now holds the instance's unique key
+     * <p>An instance that is missing ({@link RetryResult.Retry#REFUSED_UNKNOWN_INSTANCE}), or neither failed nor
+     * suspended ({@link RetryResult.Retry#REFUSED_NOT_FAILED}, with the status it has: running, waiting, done or
+     * cancelled), is refused, and nothing is written. Like a cancel, a retry made in a Spring transaction holds once
+     * that transaction commits.
+     *
+     * @return {@link RetryResult.Retry#RETRIED} for a failed instance, {@link RetryResult.Retry#RESUMED} for a
+     *         suspended one, or why it was refused; {@link RetryResult#orThrow()} turns a refusal into an exception
+     * @throws IllegalStateException if another instance now holds the instance's unique key; nothing is written
      */
-    boolean retryFailed(long instanceId);
+    RetryResult retryFailed(long instanceId);
 
     /**
      * Creates the recurring schedule {@code schedule.name()}, or updates it: every tick starts one instance of

@@ -9,6 +9,7 @@ import dev.durable.InFlightReport;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
+import dev.durable.RetryResult;
 import dev.durable.Schedule;
 import dev.durable.SignalResult;
 import dev.durable.StartOptions;
@@ -336,16 +337,19 @@ final class DefaultDurableClient implements DurableClient {
     }
 
     @Override
-    public boolean retryFailed(long instanceId) {
-        Optional<String> queue;
+    public RetryResult retryFailed(long instanceId) {
+        QueryRepository.Retried retried;
         try {
-            queue = queries.retryFailed(instanceId);
+            retried = queries.retryFailed(instanceId);
         } catch (DuplicateKeyException e) {
             throw new IllegalStateException("Instance " + instanceId + " cannot be retried: another instance holds"
                     + " its unique key now", e);
         }
-        queue.ifPresent(name -> afterCommit(() -> wakeQueue.accept(name)));
-        return queue.isPresent();
+        String queue = retried.queue();
+        if (queue != null) {
+            afterCommit(() -> wakeQueue.accept(queue));
+        }
+        return retried.result();
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.durable.DurableInstance;
 import dev.durable.HistoryEntry;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
+import dev.durable.RetryResult;
 import dev.durable.json.JsonCodec;
 import java.sql.Array;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
@@ -135,12 +137,15 @@ final class QueryRepository {
     // runs again is no longer ended: its parent counts one ended child less (docs/DESIGN.md, "Children"). The same
     // retry resumes a suspended instance (runnable with a reason, docs/DESIGN.md, "Suspension"): its reason goes and it
     // is eligible now, at the attempt it was suspended at; it never ended, so its parent counts nothing. The row is
-    // locked by id, then judged as the lock left it (a suspension or a cancel may have just committed).
+    // locked by id, and by id only, then judged as the lock left it (a suspension or a cancel may have just
+    // committed), as a cancel does (CancelRepository). The status read under the lock is the one reported, retried
+    // or not (suspended for a runnable row with a suspension); no row comes back for a missing instance, and no queue
+    // for one that is neither failed nor suspended, of which nothing is written.
     static final String RETRY_FAILED = """
             /* durable: retry failed */
             WITH target AS (
-                SELECT id, status, attempt FROM {schema}.durable_instance
-                WHERE id = :id AND (status = 'failed' OR (status = 'runnable' AND suspension IS NOT NULL))
+                SELECT id, status, attempt, suspension FROM {schema}.durable_instance
+                WHERE id = :id
                 FOR NO KEY UPDATE
             ), retried AS (
                 UPDATE {schema}.durable_instance d
@@ -148,6 +153,7 @@ final class QueryRepository {
                     eligible_at = now(), suspension = NULL, lease_token = NULL, updated_at = now()
                 FROM target t
                 WHERE d.id = :id AND d.id = t.id
+                  AND (t.status = 'failed' OR (t.status = 'runnable' AND t.suspension IS NOT NULL))
                 RETURNING d.id, d.queue, d.parent_id, d.step, t.attempt, t.status AS was
             ), parent AS (
                 UPDATE {schema}.durable_instance p
@@ -161,7 +167,10 @@ final class QueryRepository {
                 FROM retried
                 WHERE CAST(:history AS boolean)
             )
-            SELECT queue FROM retried
+            SELECT CASE WHEN t.suspension IS NOT NULL AND t.status = 'runnable' THEN 'suspended'
+                        ELSE t.status::text END AS status,
+                   r.queue
+            FROM target t LEFT JOIN retried r ON r.id = t.id
             """;
 
     // A bulk retry of the failed instances among :id, which the caller locked (SearchRepository.lockPage); their
@@ -301,14 +310,34 @@ final class QueryRepository {
     }
 
     /**
-     * Makes a failed or suspended instance runnable again; the queue it runs on, or empty if it was missing or
-     * neither.
+     * What an operator's retry of one instance did.
      *
-     * @throws org.springframework.dao.DuplicateKeyException if another instance holds its unique key now
+     * @param result what the caller is answered
+     * @param queue  the queue the instance runs on again, or {@code null} when the retry was refused
      */
-    Optional<String> retryFailed(long id) {
+    record Retried(RetryResult result, @Nullable String queue) {
+    }
+
+    /**
+     * Makes a failed or suspended instance runnable again; refused, writing nothing, if it is missing or neither.
+     *
+     * @throws org.springframework.dao.DuplicateKeyException if another instance holds its unique key now (nothing is
+     *                                                       written)
+     */
+    Retried retryFailed(long id) {
         return planning.ordinary().sql(retryFailedSql).param("id", id).param("history", history.recorded())
-                .param("node", history.node()).query(String.class).optional();
+                .param("node", history.node())
+                .query((rs, i) -> {
+                    InstanceStatus before = InstanceStatus.fromLabel(rs.getString("status"));
+                    String queue = rs.getString("queue");
+                    RetryResult.Retry outcome = queue == null ? RetryResult.Retry.REFUSED_NOT_FAILED
+                            : before == InstanceStatus.SUSPENDED ? RetryResult.Retry.RESUMED
+                            : RetryResult.Retry.RETRIED;
+                    return new Retried(new RetryResult(id, outcome, before), queue);
+                })
+                .optional()
+                .orElseGet(() -> new Retried(
+                        new RetryResult(id, RetryResult.Retry.REFUSED_UNKNOWN_INSTANCE, null), null));
     }
 
     /**

@@ -142,7 +142,7 @@ final class StepExecutor {
                 && transition.delayMillis() == 0 && !running.isZombie() && !draining.getAsBoolean();
         Refill refill = keepClaim || running.isZombie() || draining.getAsBoolean() ? null
                 : running.queue().refill();
-        Transition write = keepClaim ? transition.keepingClaim()
+        Transition write = keepClaim ? transition.keepingClaim(running.inlineSteps())
                 : refill != null ? transition.refilling(refill) : transition;
         committer.submit(write, result -> committed(running, decision, refill != null, result));
     }

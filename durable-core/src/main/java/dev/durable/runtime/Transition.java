@@ -31,12 +31,16 @@ import org.jspecify.annotations.Nullable;
  * @param upgrade       what the commit writes besides the outcome because the row was stored by older code: the
  *                      version the step ran on, its current name, an upcast state; {@code null} when the row is
  *                      current
+ * @param continuesBefore for a {@code next} that keeps its claim: how many continuations of the same claim committed
+ *                        before this one (the inline chain's steps that ran on it before this step); written again
+ *                        after an ambiguous commit, the continuation records its history entry only if the claim
+ *                        has no more than these (docs/DESIGN.md, "Fencing", ambiguous commits); 0 otherwise
  */
 record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
         @Nullable String stateJson, long delayMillis, List<String> awaits, @Nullable Long timeoutMillis,
         List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error, Outcome.@Nullable Join join,
         int childrenSeen, List<NewChild> children, @Nullable Refill refill, @Nullable String suspension,
-        @Nullable Upgrade upgrade) {
+        @Nullable Upgrade upgrade, int continuesBefore) {
 
     /**
      * The run of a step that ended in a transition.
@@ -66,6 +70,10 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
             throw new IllegalArgumentException("only a next due at once keeps its claim, not " + kind
                     + " after " + delayMillis + " ms");
         }
+        if (continuesBefore < 0 || !keepsClaim && continuesBefore != 0) {
+            throw new IllegalArgumentException("only a next that keeps its claim counts the continuations before it,"
+                    + " and never fewer than none: " + continuesBefore);
+        }
         if (keepsClaim && refill != null) {
             throw new IllegalArgumentException("a next that keeps its claim keeps its slot too: it refills nothing");
         }
@@ -84,13 +92,13 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson, List<Long> awaitedIds,
             long delayMillis) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.NEXT, false, step, stateJson, delayMillis,
-                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null, null, null);
+                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null, null, null, 0);
     }
 
     public static Transition retry(ClaimedStep claimed, @Nullable String stateJson, long delayMillis,
             @Nullable String error) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, stateJson,
-                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null, null, null);
+                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null, null, null, 0);
     }
 
     public static Transition await(ClaimedStep claimed, String signal, @Nullable String stateJson,
@@ -111,17 +119,17 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     public static Transition await(ClaimedStep claimed, List<String> signals, Outcome.@Nullable Join join,
             int childrenSeen, @Nullable Long timeoutMillis, @Nullable String stateJson, List<Long> awaitedIds) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.AWAIT, false, null, stateJson, 0, signals,
-                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null, null, null);
+                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null, null, null, 0);
     }
 
     public static Transition done(ClaimedStep claimed, String resultJson) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.DONE, false, null, null, 0, List.of(),
-                null, List.of(), resultJson, null, null, 0, List.of(), null, null, null);
+                null, List.of(), resultJson, null, null, 0, List.of(), null, null, null, 0);
     }
 
     public static Transition stop(ClaimedStep claimed, String reason) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.STOP, false, null, null, 0, List.of(),
-                null, List.of(), null, reason, null, 0, List.of(), null, null, null);
+                null, List.of(), null, reason, null, 0, List.of(), null, null, null, 0);
     }
 
     /**
@@ -131,7 +139,7 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
      */
     public static Transition suspend(ClaimedStep claimed, String reason) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, null, 0, List.of(),
-                null, List.of(), null, reason, null, 0, List.of(), null, reason, null);
+                null, List.of(), null, reason, null, 0, List.of(), null, reason, null, 0);
     }
 
     private static Run runOf(ClaimedStep claimed) {
@@ -161,10 +169,13 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
         return upgrade == null ? null : upgrade.step();
     }
 
-    /** This {@code next}, keeping the claim for the next step. */
-    public Transition keepingClaim() {
+    /**
+     * This {@code next}, keeping the claim for the next step; {@code continuesBefore} continuations of the claim
+     * committed before it.
+     */
+    public Transition keepingClaim(int continuesBefore) {
         return new Transition(claim, run, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
-                resultJson, error, join, childrenSeen, children, null, suspension, upgrade);
+                resultJson, error, join, childrenSeen, children, null, suspension, upgrade, continuesBefore);
     }
 
     /** This transition, also starting {@code more} children when it commits. */
@@ -172,20 +183,21 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
         List<NewChild> all = new ArrayList<>(children);
         all.addAll(more);
         return new Transition(claim, run, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
-                awaitedIds, resultJson, error, join, childrenSeen, all, refill, suspension, upgrade);
+                awaitedIds, resultJson, error, join, childrenSeen, all, refill, suspension, upgrade, continuesBefore);
     }
 
     /** This transition, its step having run for {@code durationMillis}. */
     public Transition took(long durationMillis) {
         return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis), kind, keepsClaim, step,
                 stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join, childrenSeen,
-                children, refill, suspension, upgrade);
+                children, refill, suspension, upgrade, continuesBefore);
     }
 
     /** This transition, also claiming the next row of {@code refill}'s queue for the step's slot when it commits. */
     public Transition refilling(Refill refill) {
         return new Transition(claim, run, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
-                awaitedIds, resultJson, error, join, childrenSeen, children, refill, suspension, upgrade);
+                awaitedIds, resultJson, error, join, childrenSeen, children, refill, suspension, upgrade,
+                continuesBefore);
     }
 
     /**
@@ -195,7 +207,7 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     public Transition upgrading(Upgrade upgrade) {
         return new Transition(claim, new Run(upgrade.step(), run.attempt(), run.durationMillis()), kind, keepsClaim,
                 step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join,
-                childrenSeen, children, refill, suspension, upgrade);
+                childrenSeen, children, refill, suspension, upgrade, continuesBefore);
     }
 
     /**
@@ -204,7 +216,7 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
      */
     public Transition refused(String reason) {
         return new Transition(claim, run, Outcome.Kind.STOP, false, null, null, 0, List.of(), null, List.of(), null,
-                reason, null, 0, List.of(), null, null, null);
+                reason, null, 0, List.of(), null, null, null, 0);
     }
 
     public long id() {

@@ -93,12 +93,19 @@ final class TransitionRepository {
     // executing under the same token with a fresh lease, and everything the next step needs comes back in the
     // pick's columns (ClaimRepository.PICK, read by ClaimedStep.read): the inbox as it is now minus the signals this
     // statement consumes (their delete is not visible to the statement's own snapshot).
+    // The row a continuation leaves still matches its fence, so a continuation written again after an ambiguous
+    // commit is applied again, whether or not the first attempt committed: it writes the same values, and consumes
+    // signals already consumed. Only its history entry would be new: then :continuesBefore holds the number of
+    // continuations of the claim committed before this one, and the entry is recorded only if the history holds no
+    // more continuations of the claim than that (docs/DESIGN.md, "Fencing", ambiguous commits). NULL otherwise, and
+    // the history is not read.
     static final String APPLY_CONTINUE = """
             /* durable: continue */
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
-                                     :ranStep::text[], :attempt::int[], :durationMs::bigint[], :version::int[])
-                    AS o(id, token, step, state, ran_step, attempt, duration_ms, version)
+                                     :ranStep::text[], :attempt::int[], :durationMs::bigint[], :version::int[],
+                                     :continuesBefore::int[])
+                    AS o(id, token, step, state, ran_step, attempt, duration_ms, version, continues_before)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET step = o.step,
@@ -128,6 +135,10 @@ final class TransitionRepository {
                         WHERE c.instance_id = o.id)
                 FROM o JOIN applied a ON a.id = o.id
                 WHERE CAST(:history AS boolean)
+                  AND CASE WHEN o.continues_before IS NULL THEN true
+                           ELSE (SELECT count(*) FROM {schema}.durable_history h
+                                 WHERE h.instance_id = o.id AND h.lease_token = o.token AND h.event = 'next'
+                                   AND h.status = 'executing') <= o.continues_before END
             )
             SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
                    false AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
@@ -438,18 +449,19 @@ final class TransitionRepository {
                 && transitions.stream().allMatch(transition -> transition.children().isEmpty());
         Applied result;
         if (singleStatement) {
-            result = applyByKind(byKind, lease, false);
+            result = applyByKind(byKind, lease, false, afterAmbiguousCommit);
         } else {
             try {
                 result = Objects.requireNonNull(ownTransaction.execute(status -> applyByKind(byKind, lease,
-                        refilling)));
+                        refilling, afterAmbiguousCommit)));
             } catch (DuplicateKeyException e) {
                 if (!refilling) {
                     throw e;
                 }
                 // A refill collided with another node's pick on a partition key, and the whole transaction rolled
                 // back: nothing of it was written. The batch is written again, refilling nothing.
-                result = Objects.requireNonNull(ownTransaction.execute(status -> applyByKind(byKind, lease, false)));
+                result = Objects.requireNonNull(ownTransaction.execute(status -> applyByKind(byKind, lease, false,
+                        afterAmbiguousCommit)));
             }
         }
         if (afterAmbiguousCommit && result.applied().size() < transitions.size()) {
@@ -494,7 +506,8 @@ final class TransitionRepository {
         }
     }
 
-    private Applied applyByKind(Map<Statement, List<Transition>> byKind, Duration lease, boolean refilling) {
+    private Applied applyByKind(Map<Statement, List<Transition>> byKind, Duration lease, boolean refilling,
+            boolean afterAmbiguousCommit) {
         Set<Long> applied = new HashSet<>();
         Map<Long, ClaimedStep> continued = new HashMap<>();
         Set<String> newWork = new HashSet<>();
@@ -519,7 +532,7 @@ final class TransitionRepository {
         byKind.forEach((kind, batch) -> {
             switch (kind) {
                 case NEXT -> applied.addAll(applyNext(batch));
-                case CONTINUE -> applyContinue(batch, lease).forEach(step -> {
+                case CONTINUE -> applyContinue(batch, lease, afterAmbiguousCommit).forEach(step -> {
                     applied.add(step.id());
                     continued.put(step.id(), step);
                 });
@@ -649,9 +662,15 @@ final class TransitionRepository {
                 .list();
     }
 
-    private List<ClaimedStep> applyContinue(List<Transition> batch, Duration lease) {
+    /**
+     * @param afterAmbiguousCommit whether an earlier attempt may have committed these continuations: each then
+     *                             records its history entry only if that attempt did not
+     */
+    private List<ClaimedStep> applyContinue(List<Transition> batch, Duration lease, boolean afterAmbiguousCommit) {
         return movingOn(applyContinueSql, batch)
                 .param("leaseMs", lease.toMillis())
+                .param("continuesBefore", column(batch, "int4", transition -> afterAmbiguousCommit
+                        ? transition.continuesBefore() : null))
                 .query(ClaimedStep::read)
                 .list();
     }

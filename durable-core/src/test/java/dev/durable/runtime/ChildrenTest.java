@@ -11,6 +11,7 @@ import dev.durable.DurableInstance;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
+import dev.durable.RetryResult;
 import dev.durable.StartOptions;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.testing.EngineFixture;
@@ -267,7 +268,7 @@ class ChildrenTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(children.get(0)).equals("failed"));
         assertThat(TestDatabase.row(order)).containsEntry("children_ended", 1);
 
-        assertThat(client.retryFailed(children.get(0))).isTrue();
+        assertThat(client.retryFailed(children.get(0)).outcome()).isEqualTo(RetryResult.Retry.RETRIED);
         assertThat(TestDatabase.row(order)).containsEntry("children_ended", 0);
         client.signal(children.get(1), "go", null).orThrow();
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(children.get(1)).equals("done"));

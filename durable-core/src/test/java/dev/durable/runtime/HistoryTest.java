@@ -10,6 +10,7 @@ import dev.durable.HistoryEntry;
 import dev.durable.HistoryEntry.Event;
 import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
+import dev.durable.RetryResult;
 import dev.durable.StartResult;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.testing.EngineFixture;
@@ -92,7 +93,7 @@ class HistoryTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(lost).equals("failed"));
 
         client.cancel(parked, "customer withdrew").orThrow();
-        assertThat(client.retryFailed(lost)).isTrue();
+        assertThat(client.retryFailed(lost).outcome()).isEqualTo(RetryResult.Retry.RETRIED);
 
         assertThat(last(client.history(parked))).satisfies(entry -> {
             assertThat(entry.event()).isEqualTo(Event.CANCEL);

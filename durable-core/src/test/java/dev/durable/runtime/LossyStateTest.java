@@ -10,6 +10,7 @@ import dev.durable.HistoryEntry;
 import dev.durable.HistoryEntry.Event;
 import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
+import dev.durable.RetryResult;
 import dev.durable.json.JacksonJsonCodec;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
@@ -210,7 +211,7 @@ class LossyStateTest {
         // Suspended, it is not picked by the new node either, until an operator says so.
         fixed.reapNow();
         assertThat(client.find(id).orElseThrow().status()).isEqualTo(InstanceStatus.SUSPENDED);
-        assertThat(client.retryFailed(id)).isTrue();
+        assertThat(client.retryFailed(id).outcome()).isEqualTo(RetryResult.Retry.RESUMED);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
         DurableInstance done = client.find(id).orElseThrow();

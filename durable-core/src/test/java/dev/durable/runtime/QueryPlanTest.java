@@ -153,7 +153,9 @@ class QueryPlanTest {
                 .addValue("step", new SqlArrayValue("text", "t", "t"))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
                 .addValue("consumedSignal", new SqlArrayValue("int8", 5L))
-                .addValue("leaseMs", 60_000));
+                .addValue("leaseMs", 60_000)
+                // the second written again after an ambiguous commit (docs/DESIGN.md, "Fencing")
+                .addValue("continuesBefore", new SqlArrayValue("int4", null, 1)));
 
         assertThat(retry).contains("Index Scan using durable_instance_pkey").doesNotContain("Seq Scan");
         assertThat(next).contains("Index Scan using durable_instance_pkey")

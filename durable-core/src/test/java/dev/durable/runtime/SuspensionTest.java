@@ -13,6 +13,7 @@ import dev.durable.HistoryEntry.Event;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
+import dev.durable.RetryResult;
 import dev.durable.StartOptions;
 import dev.durable.StartResult;
 import dev.durable.machine.MachineDefinition;
@@ -188,7 +189,8 @@ class SuspensionTest {
         assertThat(client.history(first)).extracting(HistoryEntry::event)
                 .containsExactly(Event.SUSPEND, Event.RETRY_SUSPENDED, Event.DONE);
         // A retry of an instance that is neither failed nor suspended changes nothing.
-        assertThat(client.retryFailed(first)).isFalse();
+        assertThat(client.retryFailed(first))
+                .isEqualTo(new RetryResult(first, RetryResult.Retry.REFUSED_NOT_FAILED, InstanceStatus.DONE));
     }
 
     /** Retried without a fix, it is suspended again, and said so again. */
@@ -198,7 +200,8 @@ class SuspensionTest {
         DurableClient client = engine.client();
         long id = suspendedJob(client, StartOptions.defaults());
 
-        assertThat(client.retryFailed(id)).isTrue();
+        assertThat(client.retryFailed(id))
+                .isEqualTo(new RetryResult(id, RetryResult.Retry.RESUMED, InstanceStatus.SUSPENDED));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> engine.stats().instancesSuspended() == 2);
         assertThat(client.find(id).orElseThrow().status()).isEqualTo(InstanceStatus.SUSPENDED);

@@ -8,6 +8,7 @@ import dev.durable.InFlightReport;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
+import dev.durable.RetryResult;
 import dev.durable.SignalResult;
 import dev.durable.StoredSchedule;
 import dev.durable.machine.MachineDefinition;
@@ -163,8 +164,9 @@ public class DurableEndpoint {
      * {@code {"action":"cancel","reason":"..."}}: cancels an unfinished one. Answers what became of it.
      *
      * @throws InvalidEndpointRequestException for an action other than {@code retry} and {@code cancel}, an instance
-     *                                         that does not exist, a retry of one whose unique key another instance
-     *                                         holds now, or a cancel of one that is done or failed
+     *                                         that does not exist, a retry of one that is neither failed nor
+     *                                         suspended or whose unique key another instance holds now, or a cancel
+     *                                         of one that is done or failed
      */
     @WriteOperation
     public OperationResponseBody act(@Selector long id, @Nullable String action, @Nullable String reason) {
@@ -189,15 +191,21 @@ public class DurableEndpoint {
     }
 
     private RetryDescriptor retry(long id) {
-        DurableClient client = engine.client();
-        boolean retried;
+        RetryResult result;
         try {
-            retried = client.retryFailed(id);
+            result = engine.client().retryFailed(id);
         } catch (IllegalStateException e) {
             throw RejectedRequestException.conflict(String.valueOf(e.getMessage()));
         }
-        return client.find(id).map(instance -> new RetryDescriptor(id, retried, instance.status().label()))
-                .orElseThrow(() -> RejectedRequestException.notFound("No instance " + id));
+        switch (result.outcome()) {
+            case REFUSED_UNKNOWN_INSTANCE -> throw RejectedRequestException.notFound("No instance " + id);
+            case REFUSED_NOT_FAILED -> throw RejectedRequestException.conflict("Instance " + id + " is "
+                    + result.status() + "; only a failed or suspended instance can be retried");
+            default -> {
+                return new RetryDescriptor(id, result.outcome().name().toLowerCase(Locale.ROOT),
+                        String.valueOf(result.status()));
+            }
+        }
     }
 
     /**
@@ -637,8 +645,13 @@ public class DurableEndpoint {
             implements OperationResponseBody {
     }
 
-    /** The answer to a retry. */
-    public record RetryDescriptor(long id, boolean retried, String status) implements OperationResponseBody {
+    /**
+     * The answer to a retry.
+     *
+     * @param result       {@code retried} (it was failed) or {@code resumed} (it was suspended)
+     * @param statusBefore the status the retry found: {@code failed} or {@code suspended}
+     */
+    public record RetryDescriptor(long id, String result, String statusBefore) implements OperationResponseBody {
     }
 
     /**

@@ -311,13 +311,13 @@ public final class DurableProperties {
     /** How long ended instances are kept, and how the sweep that deletes them runs. */
     public static final class Retention {
 
-        /** How long done instances (with their signals) are kept; unset or 0: forever. */
+        /** How long done instances (with their signals and history) are kept; unset or 0: forever. */
         private final @Nullable Duration done;
 
-        /** How long failed instances (with their signals) are kept; unset or 0: forever. */
+        /** How long failed instances (with their signals and history) are kept; unset or 0: forever. */
         private final @Nullable Duration failed;
 
-        /** How long cancelled instances (with their signals) are kept; unset or 0: forever. */
+        /** How long cancelled instances (with their signals and history) are kept; unset or 0: forever. */
         private final @Nullable Duration cancelled;
 
         /** How often each node looks for ended instances past their retention. */

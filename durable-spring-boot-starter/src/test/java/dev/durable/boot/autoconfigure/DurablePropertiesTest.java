@@ -2,7 +2,10 @@ package dev.durable.boot.autoconfigure;
 
 import static dev.durable.boot.autoconfigure.AutoConfigurationRunner.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.durable.DurableClient;
+import dev.durable.HistoryEntry;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
@@ -15,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -125,6 +129,71 @@ class DurablePropertiesTest {
                     assertThat(settings.lossyState()).isEqualTo(EngineSettings.LossyState.FAIL);
                     assertThat(settings.nodeName()).isEqualTo("test-node");
                 });
+    }
+
+    @Test
+    void retentionAndHistoryPropertiesReachTheEngine() {
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.retention.done=7d", "durable.retention.failed=30d",
+                        "durable.retention.cancelled=12h", "durable.retention.interval=5s",
+                        "durable.retention.batch-size=50", "durable.history.enabled=false")
+                .run(context -> {
+                    EngineSettings settings = context.getBean(DurableEngine.class).settings();
+                    assertThat(settings.retentionDone()).isEqualTo(Duration.ofDays(7));
+                    assertThat(settings.retentionFailed()).isEqualTo(Duration.ofDays(30));
+                    assertThat(settings.retentionCancelled()).isEqualTo(Duration.ofHours(12));
+                    assertThat(settings.retentionInterval()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(settings.retentionBatchSize()).isEqualTo(50);
+                    assertThat(settings.history()).isFalse();
+                    // History off: an instance that ran records nothing (with history on, its done is recorded).
+                    DurableClient durable = context.getBean(DurableClient.class);
+                    long id = durable.start(TestMachines.Greeter.class, new TestMachines.Name("quiet")).id();
+                    await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("done"));
+                    assertThat(durable.history(id)).isEmpty();
+                });
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .run(context -> {
+                    EngineSettings settings = context.getBean(DurableEngine.class).settings();
+                    assertThat(settings.retentionDone()).isNull();
+                    assertThat(settings.history()).isTrue();
+                    DurableClient durable = context.getBean(DurableClient.class);
+                    long id = durable.start(TestMachines.Greeter.class, new TestMachines.Name("recorded")).id();
+                    await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("done"));
+                    assertThat(durable.history(id)).extracting(HistoryEntry::event)
+                            .containsExactly(HistoryEntry.Event.DONE);
+                });
+    }
+
+    @Test
+    void aDoneRetentionDeletesDoneInstancesOnTheEnginesSweep() {
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.retention.done=1ms", "durable.retention.interval=200ms")
+                .run(context -> {
+                    DurableClient durable = context.getBean(DurableClient.class);
+                    long id = durable.start(TestMachines.Greeter.class, new TestMachines.Name("brief")).id();
+                    await().atMost(Duration.ofSeconds(20)).until(() -> durable.find(id).isEmpty());
+                    assertThat(context.getBean(DurableEngine.class).stats().retentionDeleted()).isPositive();
+                });
+    }
+
+    @Test
+    void aNegativeRetentionFailsStartupNamingTheProperty() {
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.retention.cancelled=-1d")
+                .run(context -> assertStartupFailure(context, InvalidDurablePropertyException.class,
+                        "property 'durable.retention.cancelled' (value 'PT-24H')", "must not be negative"));
+    }
+
+    @Test
+    void aRetentionOrHistoryThatIsNotOfItsTypeFailsStartupNamingTheProperty() {
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.retention.done=a week")
+                .run(context -> assertStartupFailure(context, BindException.class,
+                        "Failed to bind properties under 'durable.retention.done'"));
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.history.enabled=sometimes")
+                .run(context -> assertStartupFailure(context, BindException.class,
+                        "Failed to bind properties under 'durable.history.enabled'"));
     }
 
     @Test

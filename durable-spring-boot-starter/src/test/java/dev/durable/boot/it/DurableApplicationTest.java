@@ -200,8 +200,11 @@ class DurableApplicationTest extends IntegrationTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> terminal(id));
         Http http = new Http(port);
 
-        JsonNode retried = http.post("/actuator/durable/" + id, "{\"action\":\"retry\"}").json();
-        assertThat(retried.path("retried").asBoolean()).isTrue();
+        Http.Response retried = http.post("/actuator/durable/" + id, "{\"action\":\"retry\"}");
+        assertThat(retried.status()).isEqualTo(200);
+        assertThat(retried.json().path("id").asLong()).isEqualTo(id);
+        assertThat(retried.json().path("result").asString()).isEqualTo("retried");
+        assertThat(retried.json().path("statusBefore").asString()).isEqualTo("failed");
         await().atMost(Duration.ofSeconds(20)).until(() -> terminal(id));
         assertThat(Workflow.runs.stream().filter(run -> run.equals("stop-fred:finish:0"))).hasSize(2);
 
@@ -302,6 +305,25 @@ class DurableApplicationTest extends IntegrationTest {
                 .isEqualTo("Instance " + ended + " is failed; only an unfinished instance can be cancelled");
         assertThat(TestDatabase.status(ended)).isEqualTo("failed");
         assertThat(http.post("/actuator/durable/999999", "{\"action\":\"cancel\"}").status()).isEqualTo(404);
+    }
+
+    @Test
+    void retryingAnInstanceNeitherFailedNorSuspendedIsAConflictAndChangesNothing() throws Exception {
+        long parked = durable.start(Workflow.class, new Workflow.State("lou", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(parked));
+        Http http = new Http(port);
+        int entries = durable.history(parked).size();
+
+        Http.Response conflict = http.post("/actuator/durable/" + parked, "{\"action\":\"retry\"}");
+
+        assertThat(conflict.status()).isEqualTo(409);
+        assertThat(conflict.json().path("error").asString()).isEqualTo("Instance " + parked
+                + " is awaiting_signal; only a failed or suspended instance can be retried");
+        assertThat(TestDatabase.status(parked)).isEqualTo("awaiting_signal");
+        assertThat(durable.history(parked)).hasSize(entries);
+        Http.Response unknown = http.post("/actuator/durable/999999", "{\"action\":\"retry\"}");
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.json().path("error").asString()).isEqualTo("No instance 999999");
     }
 
     @Test
