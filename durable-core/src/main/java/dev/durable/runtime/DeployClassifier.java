@@ -53,7 +53,8 @@ final class DeployClassifier {
             }
         }
         return switch (worst.kind()) {
-            case BINDS_LOSSILY -> new Verdict(worst.kind(), worst.reason(), new ArrayList<>(dropped),
+            case BINDS_LOSSILY -> new Verdict(worst.kind(), shorten(worst.reason().replace(
+                    worst.droppedPaths().toString(), dropped.toString())), new ArrayList<>(dropped),
                     worst.runsAsVersion(), worst.runsAsStep());
             case DOES_NOT_BIND -> new Verdict(worst.kind(), shorten(unreadable + " of " + samples.size()
                     + " sampled states do not read: " + worst.reason()), List.of(), worst.runsAsVersion(),
@@ -89,9 +90,16 @@ final class DeployClassifier {
         if (prepared instanceof StatePreparation.Refused refused) {
             MachineDefinition definition = refused.definition();
             String runsAs = definition.currentStepName(step);
-            Kind kind = refused.refusal() == StatePreparation.Refusal.LOSSY ? Kind.BINDS_LOSSILY : Kind.UPCAST_FAILED;
-            return new Verdict(kind, shorten(refused.reason()), refused.droppedPaths(),
-                    otherVersion(definition, version), runsAs != null && !runsAs.equals(step) ? runsAs : null);
+            @Nullable Integer upcastTo = otherVersion(definition, version);
+            @Nullable String renamed = runsAs != null && !runsAs.equals(step) ? runsAs : null;
+            if (refused.refusal() == StatePreparation.Refusal.LOSSY) {
+                // The runtime's reason says what it did with a row (suspended it); a check says what reading drops.
+                return new Verdict(Kind.BINDS_LOSSILY, shorten("reading the stored state"
+                        + (upcastTo == null ? "" : ", upcast to v" + upcastTo + ",") + " as "
+                        + definition.stateType().getTypeName() + " would drop " + refused.droppedPaths()
+                        + ", which it has no place for"), refused.droppedPaths(), upcastTo, renamed);
+            }
+            return new Verdict(Kind.UPCAST_FAILED, shorten(refused.reason()), List.of(), upcastTo, renamed);
         }
         StatePreparation.Ready ready = (StatePreparation.Ready) prepared;
         MachineDefinition definition = ready.definition();

@@ -168,8 +168,9 @@ class DeployCheckTest {
             assertThat(check.problems()).singleElement().satisfies(finding -> {
                 assertThat(finding.verdict().kind()).isEqualTo(DeployCheck.Verdict.Kind.BINDS_LOSSILY);
                 assertThat(finding.verdict().droppedPaths()).containsExactly("$.reservation");
-                assertThat(finding.describe()).contains("would lose [$.reservation]")
-                        .contains("Put the dropped properties back into the state type, or add an upcaster");
+                assertThat(finding.describe()).contains("would drop [$.reservation], which it has no place for")
+                        .contains("Put the dropped properties back into the state type, or raise the machine's version and declare"
+                                + " an upcaster from v1 that moves them");
             });
         }
 
