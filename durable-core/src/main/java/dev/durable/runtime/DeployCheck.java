@@ -155,7 +155,7 @@ public final class DeployCheck {
         Objects.requireNonNull(report, "report must not be null");
         Objects.requireNonNull(machines, "machines must not be null");
         Objects.requireNonNull(codec, "codec must not be null");
-        return DeployChecker.againstReport(report, new RegistryClassifier(machines, codec), machines);
+        return DeployChecker.againstReport(report, new CheckClassifier(machines, codec), machines);
     }
 
     /** The report the check judged. */

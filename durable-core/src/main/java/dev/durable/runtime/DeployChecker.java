@@ -38,7 +38,9 @@ final class DeployChecker {
     /**
      * The check of an exported report. Each shape is read as a skeleton document with its string leaves null (which
      * reads as any reference type: an enum, a UUID, a date); a shape that does not read so is tried with them empty
-     * (which passes a constructor refusing null). The group's verdict is its first shape's that is not runnable.
+     * (which passes a constructor refusing null). A shape that reads with null strings is read with empty ones too,
+     * for the string properties the code would drop (a null is no loss). The group's verdict is its first shape's
+     * that is not runnable.
      */
     static DeployCheck againstReport(InFlightReport report, GroupClassifier classifier, MachineRegistry machines) {
         return check(report, machines, group -> verdict(group, classifier));
@@ -65,6 +67,7 @@ final class DeployChecker {
             return classifier.classify(group.machine(), group.version(), group.step(), List.of());
         }
         int index = 0;
+        DeployCheck.Verdict runnable = null;
         for (InFlightReport.Shape shape : group.shapes()) {
             index++;
             DeployCheck.Verdict verdict = classify(group, shape, StateShapes.Strings.AS_NULL, classifier);
@@ -73,6 +76,14 @@ final class DeployChecker {
                 DeployCheck.Verdict withEmptyStrings = classify(group, shape, StateShapes.Strings.AS_EMPTY,
                         classifier);
                 verdict = withEmptyStrings.isRunnable() ? withEmptyStrings : verdict;
+            } else if (verdict.isRunnable()
+                    && shape.paths().stream().anyMatch(line -> StateShapes.typeOf(line).equals("string"))) {
+                // A stored null is no loss, so null strings hide a renamed or removed string property: the empty
+                // strings show it (a stored string is never null), unless "" does not read where null did.
+                DeployCheck.Verdict withEmptyStrings = classify(group, shape, StateShapes.Strings.AS_EMPTY,
+                        classifier);
+                verdict = withEmptyStrings.kind() == DeployCheck.Verdict.Kind.BINDS_LOSSILY ? withEmptyStrings
+                        : verdict;
             }
             if (!verdict.isRunnable()) {
                 String which = group.shapes().size() == 1 ? "" : "shape " + index + " of " + group.shapes().size()
@@ -80,8 +91,10 @@ final class DeployChecker {
                 return new DeployCheck.Verdict(verdict.kind(), which + verdict.reason(), verdict.droppedPaths(),
                         verdict.runsAsVersion(), verdict.runsAsStep());
             }
+            runnable = runnable == null ? verdict : runnable;
         }
-        return DeployCheck.Verdict.runnable();
+        // How they run (after an upcast, under a step's new name) is the same for every shape of a group.
+        return runnable == null ? DeployCheck.Verdict.runnable() : runnable;
     }
 
     private static DeployCheck.Verdict classify(InFlightReport.Group group, InFlightReport.Shape shape,

@@ -103,7 +103,7 @@ public final class DurableEngine implements AutoCloseable {
         ScheduleRepository schedules = new ScheduleRepository(planning);
         QueryRepository queries = new QueryRepository(planning, history);
         this.inFlightRepository = new InFlightRepository(builder.dataSource, planning);
-        this.classifier = new RegistryClassifier(machines, builder.codec);
+        this.classifier = new CheckClassifier(machines, builder.codec);
         this.client = new DefaultDurableClient(machines, new StartRepository(planning), queries,
                 new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning, history),
                 new SearchRepository(builder.dataSource, planning), inFlightRepository, values, events, this::wake,

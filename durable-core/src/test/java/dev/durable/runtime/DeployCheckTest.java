@@ -160,6 +160,56 @@ class DeployCheckTest {
                 .isTrue();
     }
 
+    /** The next release of version 1's state: {@code reservation} renamed. */
+    record RenamedOrder(String reservationId, List<Line> lines) {
+    }
+
+    private static MachineDefinition.Builder<RenamedOrder> renamed(int version) {
+        return MachineDefinition.builder("order", version, RenamedOrder.class)
+                .initialStep("pay")
+                .step("pay", (state, ctx) -> Outcome.next("ship", state))
+                .step("ship", (state, ctx) -> Outcome.done());
+    }
+
+    /**
+     * The check answers what the runtime would do with the rows (docs/DESIGN.md, "Lossy states", "Upcasting"): a
+     * renamed property without an upcaster is lossy, from the database and from the file alike (where the null string
+     * of a skeleton is no loss, the empty one shows it); with the upcaster, the rows run on the new version.
+     */
+    @Test
+    void aRenamedPropertyIsLossyUntilAnUpcasterMovesItFromTheDatabaseAndFromTheFile() {
+        insert("order", 1, "pay", "awaiting_signal", V1_STATE);
+        DurableEngine lossy = engines.build("renamed-in-place", UnaryOperator.identity(), renamed(1).build());
+        InFlightReport exported = lossy.client().inFlight();
+
+        for (DeployCheck check : List.of(lossy.checkDeploy(),
+                DeployCheck.against(exported, lossy.machines(), new JacksonJsonCodec()))) {
+            assertThat(check.problems()).singleElement().satisfies(finding -> {
+                assertThat(finding.verdict().kind()).isEqualTo(DeployCheck.Verdict.Kind.BINDS_LOSSILY);
+                assertThat(finding.verdict().droppedPaths()).containsExactly("$.reservation");
+                assertThat(finding.describe()).contains("BINDS_LOSSILY (The stored state of order v1 would lose"
+                        + " [$.reservation] when read as " + RenamedOrder.class.getName());
+            });
+        }
+
+        MachineRegistry upcasting = MachineRegistry.of(renamed(2).upcaster(1, stored -> {
+            tools.jackson.databind.node.ObjectNode order = (tools.jackson.databind.node.ObjectNode) stored;
+            order.set("reservationId", order.remove("reservation"));
+            return order;
+        }).build());
+        DeployCheck fromFile = DeployCheck.against(exported, upcasting, new JacksonJsonCodec());
+        assertThat(fromFile.passed()).isTrue();
+        assertThat(fromFile.findings()).singleElement().satisfies(finding -> {
+            assertThat(finding.verdict().kind()).isEqualTo(DeployCheck.Verdict.Kind.RUNNABLE);
+            assertThat(finding.verdict().runsAsVersion()).isEqualTo(2);
+            assertThat(finding.verdict().reason()).isEqualTo("upcast from v1 to v2");
+        });
+        MachineRegistry raisedOnly = MachineRegistry.of(renamed(2).build());
+        assertThat(DeployCheck.against(exported, raisedOnly, new JacksonJsonCodec()).problems()).singleElement()
+                .satisfies(finding -> assertThat(finding.verdict().kind())
+                        .isEqualTo(DeployCheck.Verdict.Kind.VERSION_NOT_REGISTERED));
+    }
+
     enum Carrier { POST, COURIER }
 
     /** A state whose fields each read only some leaf values: what a skeleton's neutral leaves must satisfy. */
