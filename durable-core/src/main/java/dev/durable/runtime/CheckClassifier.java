@@ -17,7 +17,10 @@ final class CheckClassifier implements GroupClassifier {
     private final RegistryClassifier registry;
     private final DeployClassifier preparation;
 
+    private final MachineRegistry machines;
+
     CheckClassifier(MachineRegistry machines, JsonCodec codec) {
+        this.machines = machines;
         this.registry = new RegistryClassifier(machines, codec);
         this.preparation = new DeployClassifier(machines, codec);
     }
@@ -35,8 +38,9 @@ final class CheckClassifier implements GroupClassifier {
         return switch (classification.verdict()) {
             case RUNNABLE -> new DeployCheck.Verdict(DeployCheck.Verdict.Kind.RUNNABLE, detail, List.of(), upcastTo,
                     renamedTo);
-            case BINDS_LOSSILY -> new DeployCheck.Verdict(DeployCheck.Verdict.Kind.BINDS_LOSSILY, detail,
-                    classification.droppedPaths(), upcastTo, renamedTo);
+            case BINDS_LOSSILY -> new DeployCheck.Verdict(DeployCheck.Verdict.Kind.BINDS_LOSSILY,
+                    lossy(machine, runsOn, upcastTo, classification.droppedPaths()), classification.droppedPaths(),
+                    upcastTo, renamedTo);
             case UPCAST_FAILED -> new DeployCheck.Verdict(DeployCheck.Verdict.Kind.UPCAST_FAILED, detail, List.of(),
                     upcastTo, renamedTo);
             case STEP_MISSING, DOES_NOT_BIND, VERSION_NOT_REGISTERED -> {
@@ -47,5 +51,16 @@ final class CheckClassifier implements GroupClassifier {
                         upcastTo, renamedTo);
             }
         };
+    }
+
+    /**
+     * Why a group binds lossily, for a check: what reading drops (the runtime's reason, for a suspension, says what
+     * it did with a row instead).
+     */
+    private String lossy(String machine, @Nullable Integer runsOn, @Nullable Integer upcastTo, List<String> dropped) {
+        String type = runsOn == null ? "the state type" : machines.find(machine, runsOn)
+                .map(definition -> definition.stateType().getTypeName()).orElse("the state type");
+        return "reading the stored state" + (upcastTo == null ? "" : ", upcast to v" + upcastTo + ",") + " as " + type
+                + " would drop " + dropped + ", which it has no place for";
     }
 }

@@ -130,8 +130,9 @@ public final class DeployCheck {
                         + " (or as a former name of its successor), or upcast the instances to a version that has it.";
                 case DOES_NOT_BIND -> "Make the state type read the stored state, add an upcaster that rewrites it,"
                         + " or keep the version that wrote it registered until these instances end.";
-                case BINDS_LOSSILY -> "Put the dropped properties back into the state type, or add an upcaster that"
-                        + " moves them, before these instances run.";
+                case BINDS_LOSSILY -> "Put the dropped properties back into the state type, or raise the machine's"
+                        + " version and declare an upcaster from " + version + " that moves them, before these"
+                        + " instances run.";
                 case UPCAST_FAILED -> "Fix the upcaster; the instances are left as they are stored.";
             };
         }

@@ -187,8 +187,10 @@ class DeployCheckTest {
             assertThat(check.problems()).singleElement().satisfies(finding -> {
                 assertThat(finding.verdict().kind()).isEqualTo(DeployCheck.Verdict.Kind.BINDS_LOSSILY);
                 assertThat(finding.verdict().droppedPaths()).containsExactly("$.reservation");
-                assertThat(finding.describe()).contains("BINDS_LOSSILY (The stored state of order v1 would lose"
-                        + " [$.reservation] when read as " + RenamedOrder.class.getName());
+                assertThat(finding.describe()).endsWith("BINDS_LOSSILY (reading the stored state as "
+                        + RenamedOrder.class.getName() + " would drop [$.reservation], which it has no place for)."
+                        + " Put the dropped properties back into the state type, or raise the machine's version and"
+                        + " declare an upcaster from v1 that moves them, before these instances run.");
             });
         }
 
