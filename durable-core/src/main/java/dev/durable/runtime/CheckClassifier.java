@@ -14,10 +14,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class CheckClassifier implements GroupClassifier {
 
+    private final MachineRegistry machines;
     private final RegistryClassifier registry;
     private final DeployClassifier preparation;
-
-    private final MachineRegistry machines;
 
     CheckClassifier(MachineRegistry machines, JsonCodec codec) {
         this.machines = machines;
