@@ -52,6 +52,16 @@ final class SampleHttp {
                 && order.path("step").asString().equals("await-payment");
     }
 
+    /** The body of a GET, as it is (what {@code curl -s} prints). */
+    String text(String path) throws IOException, InterruptedException {
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new AssertionError("GET " + path + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return response.body();
+    }
+
     Response get(String path) throws IOException, InterruptedException {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET().build());
     }

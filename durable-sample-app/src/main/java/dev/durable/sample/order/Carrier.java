@@ -14,11 +14,12 @@ public class Carrier {
         this.failureRate = properties.carrier().failureRate();
     }
 
-    String ship(long orderId, Order order) {
+    /** Ships an order of {@code customerId}; answers the tracking number. */
+    public String ship(long orderId, long customerId) {
         if (ThreadLocalRandom.current().nextDouble() < failureRate) {
             throw new CarrierUnavailableException("carrier API timed out shipping order " + orderId);
         }
-        return "TRK-" + orderId + "-" + order.customerId();
+        return "TRK-" + orderId + "-" + customerId;
     }
 
     /** The carrier did not answer. */

@@ -103,7 +103,7 @@ public class OrderWorkflow {
 
     @Step("ship")
     Outcome ship(Order order, StepContext ctx) {
-        String tracking = carrier.ship(ctx.instanceId(), order);
+        String tracking = carrier.ship(ctx.instanceId(), order.customerId());
         return Outcome.done(new Shipment(tracking, String.valueOf(order.reservation()),
                 String.valueOf(order.paymentId())));
     }
