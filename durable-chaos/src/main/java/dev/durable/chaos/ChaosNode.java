@@ -20,19 +20,23 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One chaos node: a JVM running {@link ChaosMachine} and its ticker (a schedule every second) on
+ * One chaos node: a JVM running {@link ChaosMachine} and its ticker (a schedule every second), the families
+ * ({@link FamilyMachines}) and one version of the rolling deploy's machine ({@link DeployMachines}) on
  * {@link DurableEngine} directly (no Spring).
  *
  * <p>Arguments are {@code key=value}: {@code url}, {@code user}, {@code password}, {@code node} (the stable node
  * name), {@code schema}, {@code concurrency}, {@code leaseMs}, {@code heartbeatMs}, {@code pollMs},
  * {@code reaperMs}, {@code graceMs}, {@code outcomeRetryMs}, {@code minPauseMs}, {@code maxPauseMs},
- * {@code longStepPermille}, {@code longStepMs}, {@code inline} (run {@code next} steps inline on the claim).
+ * {@code longStepPermille}, {@code longStepMs}, {@code inline} (run {@code next} steps inline on the claim),
+ * {@code deployVersion} (which version of {@link DeployMachines} the node registers, 1 or 2, only that one: the
+ * version of the code the node was deployed with; default 1).
  *
  * <p>It prints one line per event the orchestrator counts and checks, then {@code READY}:
  * <ul>
  *   <li>{@code EVENT fenced|abandoned|discarded instance=<id> token=<t> step=<s> outcome=<o>}: an outcome that was
  *       not applied, with the claim it belonged to;</li>
  *   <li>{@code EVENT reaped count=<n>}, {@code EVENT lease-lost instance=<id>}, {@code EVENT zombie instance=<id>},
+ *       {@code EVENT suspended instance=<id> machine=<m> version=<v>},
  *       {@code EVENT state from=<s> to=<s> at=<epoch millis>} (when it happened: the orchestrator may read the line
  *       later);</li>
  *   <li>{@code STATS ...} when it stops.</li>
@@ -74,8 +78,9 @@ public final class ChaosNode {
                 .zombieGracePeriod(Duration.ofSeconds(2))
                 .inlineNextSteps(Boolean.parseBoolean(conf.getOrDefault("inline", "false")))
                 .build();
+        int deployVersion = Integer.parseInt(conf.getOrDefault("deployVersion", "1"));
         DurableEngine engine = DurableEngine.builder(engineData, MachineRegistry.of(machine, ChaosMachine.ticker(),
-                FamilyMachines.parent(), FamilyMachines.member()))
+                FamilyMachines.parent(), FamilyMachines.member(), DeployMachines.forVersion(deployVersion)))
                 .settings(settings)
                 .listener(new PrintingListener())
                 .build();
@@ -86,7 +91,8 @@ public final class ChaosNode {
             effectData.close();
         }, "chaos-node-stop"));
         engine.start();
-        OUT.println("READY node=" + node + " id=" + engine.nodeId() + " pid=" + pid);
+        OUT.println("READY node=" + node + " id=" + engine.nodeId() + " pid=" + pid + " deployVersion="
+                + deployVersion);
         exitWhenStdinCloses();
     }
 
@@ -180,6 +186,12 @@ public final class ChaosNode {
         @Override
         public void zombieDetected(long instanceId, String machine, String step) {
             OUT.println("EVENT zombie instance=" + instanceId + " step=" + step);
+        }
+
+        @Override
+        public void instanceSuspended(long instanceId, String machine, int version, String step, String reason) {
+            OUT.println("EVENT suspended instance=" + instanceId + " machine=" + machine + " version=" + version
+                    + " step=" + step + " reason=" + reason);
         }
 
         @Override
