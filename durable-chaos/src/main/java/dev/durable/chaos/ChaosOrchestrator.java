@@ -59,6 +59,8 @@ public final class ChaosOrchestrator {
     private static final Pattern SUSPENDED = Pattern.compile("^EVENT suspended instance=(\\d+)");
     private static final Pattern STATE = Pattern.compile("^EVENT state from=(\\S+) to=(\\S+) at=(\\d+)");
     private static final Pattern READY = Pattern.compile("^READY node=\\S+ id=(\\S+) pid=(\\d+)");
+    private static final Pattern DEPLOY_CHECK =
+            Pattern.compile("\\bdeployVersion=(\\d+) deployCheck=(\\S+) held=(\\S+)");
     private static final Pattern RELEASED = Pattern.compile("\\breleased=(\\d+)");
     private static final Duration NODE_START_TIMEOUT = Duration.ofSeconds(90);
     private static final String SCHEMA = "durable";
@@ -100,6 +102,8 @@ public final class ChaosOrchestrator {
     /** The version of {@link DeployMachines} each node (by name) was last started with. */
     private final Map<String, Integer> deployVersions = new ConcurrentHashMap<>();
     private final AtomicBoolean deployed = new AtomicBoolean();
+    /** The deploy checks at the starts of nodes running version 2, one line each. */
+    private final List<String> v2Checks = new CopyOnWriteArrayList<>();
     private String jdbcUrl = "";
 
     private ChaosOrchestrator(ChaosConfig config, Path runDir, PrintStream console) {
@@ -222,6 +226,7 @@ public final class ChaosOrchestrator {
                     + " families started, " + families.cancelsSent() + " cancels sent, " + families.callFailures()
                     + " driver calls repeated after a database error",
                     families.failure() == null ? List.of() : List.of(String.valueOf(families.failure()))));
+            checks.add(deployCheckAgrees());
             checks.add(new Invariants.Check("deploy-complete", deploys.failure() == null
                     && deploys.started() == config.deployInstances() && deployed.get(), deploys.started() + " of "
                     + config.deployInstances() + " " + DeployMachines.NAME + " instances started (" + deploys.startedOnV1()
@@ -401,7 +406,7 @@ public final class ChaosOrchestrator {
         long left = deployVersions.values().stream().filter(version -> version == 1).count();
         say("deploy: " + node.name() + " (pid " + pid + ") " + (graceful ? "drained by SIGTERM" : "killed")
                 + ", back as pid " + node.pid() + " running " + DeployMachines.NAME + " v2 only; " + left
-                + " nodes left on v1");
+                + " node(s) left on v1");
         if (left == 0) {
             deployed.set(true);
         }
@@ -590,6 +595,19 @@ public final class ChaosOrchestrator {
                 + "released by draining nodes: " + count("released"), evidence);
     }
 
+    /**
+     * Nodes of version 2 start with {@code deploy-check=fail}, as new code deployed strictly would: a node whose check
+     * found instances it cannot run would pick nothing. Every one that got an answer found none: its check judges the
+     * version 1 rows runnable after the upcast, as its runtime does (docs/DESIGN.md, "The deploy check").
+     */
+    private Invariants.Check deployCheckAgrees() {
+        List<String> evidence = v2Checks.stream().filter(line -> line.contains("problems")).toList();
+        long passed = v2Checks.stream().filter(line -> line.contains("check passed")).count();
+        return new Invariants.Check("deploy-check-passed", evidence.isEmpty(), v2Checks.size() + " starts of nodes "
+                + "running v2 with deploy-check=fail, " + passed + " checks at start passed (the others got no answer "
+                + "from the database), none found instances its code cannot run", evidence);
+    }
+
     private Invariants.Check faultsInjected() {
         Map<Fault, Integer> planned = new TreeMap<>(Map.of(Fault.KILL, config.kills(), Fault.PAUSE, config.pauses(),
                 Fault.PG_RESTART, config.pgRestarts(), Fault.PG_CRASH, config.pgCrashes(), Fault.SIGTERM,
@@ -672,6 +690,11 @@ public final class ChaosOrchestrator {
             lastState.put(pid, to);
         } else if ((m = READY.matcher(line)).find()) {
             nodeIdByPid.put(Long.parseLong(m.group(2)), m.group(1));
+            Matcher check = DEPLOY_CHECK.matcher(line);
+            if (check.find() && check.group(1).equals("2")) {
+                v2Checks.add(node.name() + " pid " + m.group(2) + ": deploy check " + check.group(2) + ", held "
+                        + check.group(3));
+            }
         } else if (line.startsWith("STATS ")) {
             stats.add(node.name() + " pid " + pid + ": " + line);
             Matcher released = RELEASED.matcher(line);
@@ -706,7 +729,10 @@ public final class ChaosOrchestrator {
                 "graceMs=" + config.grace().toMillis(), "outcomeRetryMs=" + config.outcomeRetry().toMillis(),
                 "minPauseMs=" + config.minPauseMillis(), "maxPauseMs=" + config.maxPauseMillis(),
                 "longStepPermille=" + config.longStepPermille(), "longStepMs=" + config.longStepMillis(),
-                "inline=" + (index <= config.inlineNodes()), "deployVersion=" + deployVersion);
+                "inline=" + (index <= config.inlineNodes()), "deployVersion=" + deployVersion,
+                // New code deployed strictly: a node of version 2 picks nothing while its code cannot run an
+                // unfinished instance. Old nodes restarted during the deploy only warn of version 2's rows.
+                "deployCheck=" + (deployVersion == 2 ? "fail" : "warn"));
     }
 
     private void reportProgress(JdbcTemplate jdbc, Workload workload) {
