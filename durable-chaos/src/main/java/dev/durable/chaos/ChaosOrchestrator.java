@@ -229,9 +229,10 @@ public final class ChaosOrchestrator {
             checks.add(deployCheckAgrees());
             checks.add(new Invariants.Check("deploy-complete", deploys.failure() == null
                     && deploys.started() == config.deployInstances() && deployed.get(), deploys.started() + " of "
-                    + config.deployInstances() + " " + DeployMachines.NAME + " instances started (" + deploys.startedOnV1()
-                    + " on v1), " + done.getOrDefault(Fault.DEPLOY, 0) + " of " + config.deploys() + " nodes replaced by"
-                    + " nodes running v2 only, now running " + new TreeMap<>(deployVersions) + "; " + deploys.callFailures()
+                    + config.deployInstances() + " " + DeployMachines.NAME + " instances started ("
+                    + deploys.startedOnV1() + " on v1), " + done.getOrDefault(Fault.DEPLOY, 0) + " of "
+                    + config.deploys() + " nodes replaced by nodes running v2 only, now running "
+                    + new TreeMap<>(deployVersions) + "; " + deploys.callFailures()
                     + " driver calls repeated after a database error",
                     deploys.failure() == null ? List.of() : List.of(String.valueOf(deploys.failure()))));
             List<String> described = checks.stream().map(Invariants.Check::describe).toList();

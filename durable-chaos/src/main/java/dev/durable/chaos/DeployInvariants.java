@@ -14,7 +14,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The check of the rolling deploy ({@link DeployMachines}, {@link DeployWorkload}), made from the database once every
- * node has stopped (docs/RELIABILITY.md, "The rolling deploy").
+ * node has stopped (docs/RELIABILITY.md, "What runs" and "The invariants").
  */
 final class DeployInvariants {
 
@@ -30,7 +30,7 @@ final class DeployInvariants {
             @Nullable String result, @Nullable String lastError) {
     }
 
-    /** A committed transition of the instance's history: the step that ran (its name says the version) and its claim. */
+    /** A committed transition of the history: the step that ran (its name says the version) and its claim. */
     private record Transition(String step, String event, @Nullable Long leaseToken) {
     }
 

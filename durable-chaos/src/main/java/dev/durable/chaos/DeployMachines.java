@@ -12,15 +12,17 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The machine of the chaos run's rolling deploy (docs/RELIABILITY.md, "The rolling deploy"), in its two versions. Each
- * step appends one token naming its claim, then sleeps on a durable timer and runs again, until the planned number of
- * tokens is written; the result is the state itself, so the checks can hold every token against the instance's
- * history.
+ * The machine of the chaos run's rolling deploy (docs/RELIABILITY.md, "What runs" and "The invariants"), in its two
+ * versions. Each step appends one token naming its claim, then sleeps on a durable timer and runs again, until the
+ * planned number of tokens is written; the result is the state itself, so the checks can hold every token against the
+ * instance's history.
  *
  * <pre>
- * chaos-deploy v1:  collect:next (pauseMs) x (planned - 1), collect:done      state {planned, pauseMs, tokens: ["1@17", ...]}
- * chaos-deploy v2:  gather:next (pauseMs) x (planned - 1), gather:done       state {planned, pauseMs, trail: [{token, version}, ...]}
- *                   (formerly collect; upcaster from v1: each of tokens becomes a mark of version 1 in trail)
+ * chaos-deploy v1:  collect:next (after pauseMs) x (planned - 1), collect:done
+ *                   state {planned, pauseMs, tokens: ["1@17", ...]}
+ * chaos-deploy v2:  gather:next (after pauseMs) x (planned - 1), gather:done   (gather was collect)
+ *                   state {planned, pauseMs, trail: [{token: "1@17", version: 1}, ...]}
+ *                   upcaster from v1: each of tokens becomes a mark of version 1 in trail, in order
  * </pre>
  *
  * Version 2 renames and restructures the property that holds what version 1 wrote, and renames the step: read without

@@ -55,8 +55,8 @@ class DeployInvariantsTest {
 
     @BeforeEach
     void clean() {
-        jdbc.execute("TRUNCATE durable.durable_signal, durable.durable_instance, durable.durable_history, chaos.deploy_plan"
-                + " RESTART IDENTITY");
+        jdbc.execute("TRUNCATE durable.durable_signal, durable.durable_instance, durable.durable_history,"
+                + " chaos.deploy_plan RESTART IDENTITY");
     }
 
     @Test
@@ -141,8 +141,8 @@ class DeployInvariantsTest {
         long id = instance(1, 2, 2, "done", null);
         history(id, "collect", "next", 11);
         history(id, "gather", "done", 12);
-        result(id, "{\"planned\":2,\"pauseMs\":1000,\"tokens\":[\"1@11\"],\"trail\":[{\"token\":\"1@11\",\"version\":1},"
-                + "{\"token\":\"2@12\",\"version\":2}]}");
+        result(id, "{\"planned\":2,\"pauseMs\":1000,\"tokens\":[\"1@11\"],"
+                + "\"trail\":[{\"token\":\"1@11\",\"version\":1},{\"token\":\"2@12\",\"version\":2}]}");
 
         Invariants.Check check = new DeployInvariants(data).check(new HashMap<>());
 

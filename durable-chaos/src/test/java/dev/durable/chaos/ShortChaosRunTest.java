@@ -44,7 +44,8 @@ class ShortChaosRunTest {
         assertThat(count(result.summary(), "suspended")).isZero();
         assertThat(result.checks()).anySatisfy(check -> assertThat(check).startsWith("check "
                 + DeployInvariants.NO_PROPERTY_LOST + ": PASS"));
-        assertThat(result.checks()).anySatisfy(check -> assertThat(check).startsWith("check deploy-check-passed: PASS"));
+        assertThat(result.checks()).anySatisfy(check -> assertThat(check)
+                .startsWith("check deploy-check-passed: PASS"));
     }
 
     private static long count(String summary, String name) {
