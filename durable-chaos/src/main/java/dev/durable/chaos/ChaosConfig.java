@@ -28,6 +28,9 @@ import java.util.TreeMap;
  * @param quiescence     how long, after the chaos, the run may take to finish every instance
  * @param families       how many families (a parent and its two to four members, {@link FamilyMachines}) are started
  *                       over the insert window, a quarter of them cancelled while they run
+ * @param deployInstances how many instances of {@link DeployMachines} are started over the insert window for the
+ *                       rolling deploy: on version 1 until every node was replaced, one by one while the faults go on,
+ *                       by a node running version 2 only (0: no rolling deploy, every node runs version 1)
  */
 public record ChaosConfig(
         Path workDir,
@@ -58,22 +61,29 @@ public record ChaosConfig(
         int longStepPermille,
         int longStepMillis,
         int inlineNodes,
-        int families) {
+        int families,
+        int deployInstances) {
 
-    /** About two minutes on a slow two-core machine: 3 nodes, 6 kills, 1 pause past the lease, 1 restart each. */
+    /**
+     * About two minutes on a slow two-core machine: 3 nodes, 6 kills, 1 pause past the lease, 1 restart each, and a
+     * rolling deploy of the three nodes.
+     */
     public static ChaosConfig shortRun(Path workDir) {
         return new ChaosConfig(workDir, System.currentTimeMillis(), 3, 4000, 12, 24, Duration.ofSeconds(75),
                 Duration.ofSeconds(55), 6, 1, 1, 0, 1, Duration.ofSeconds(9), Duration.ofSeconds(3),
                 Duration.ofMinutes(4), 6, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofMillis(150),
-                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1, 300);
+                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1, 300, 300);
     }
 
-    /** 25 minutes of chaos: 3 nodes, 60 kills, 6 pauses, 3 clean restarts and 3 crashes of PostgreSQL, 6 SIGTERMs. */
+    /**
+     * 25 minutes of chaos: 3 nodes, 60 kills, 6 pauses, 3 clean restarts and 3 crashes of PostgreSQL, 6 SIGTERMs, and
+     * a rolling deploy of the three nodes.
+     */
     public static ChaosConfig longRun(Path workDir) {
         return new ChaosConfig(workDir, System.currentTimeMillis(), 3, 60000, 180, 32, Duration.ofMinutes(25),
                 Duration.ofMinutes(23), 60, 6, 3, 3, 6, Duration.ofSeconds(10), Duration.ofSeconds(3),
                 Duration.ofMinutes(10), 6, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofMillis(150),
-                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1, 4000);
+                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1, 4000, 3000);
     }
 
     /**
@@ -127,6 +137,9 @@ public record ChaosConfig(
             throw new IllegalArgumentException("need 1 <= waves <= instances, was waves=" + waves + " instances="
                     + instances);
         }
+        if (deployInstances < 0) {
+            throw new IllegalArgumentException("deployInstances must not be negative, was " + deployInstances);
+        }
         if (insertWindow.compareTo(chaosWindow) > 0) {
             throw new IllegalArgumentException("insertWindow " + insertWindow + " exceeds chaosWindow "
                     + chaosWindow);
@@ -137,5 +150,10 @@ public record ChaosConfig(
     /** The total number of faults the schedule injects. */
     int faults() {
         return kills + pauses + pgRestarts + pgCrashes + sigterms;
+    }
+
+    /** How many nodes the rolling deploy replaces: every one, or none when there are no deploy instances. */
+    int deploys() {
+        return deployInstances > 0 ? nodes : 0;
     }
 }

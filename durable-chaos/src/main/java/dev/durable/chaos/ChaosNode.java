@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.DurableListener;
 import dev.durable.runtime.EngineSettings;
@@ -17,25 +18,34 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
- * One chaos node: a JVM running {@link ChaosMachine} and its ticker (a schedule every second) on
+ * One chaos node: a JVM running {@link ChaosMachine} and its ticker (a schedule every second), the families
+ * ({@link FamilyMachines}) and one version of the rolling deploy's machine ({@link DeployMachines}) on
  * {@link DurableEngine} directly (no Spring).
  *
  * <p>Arguments are {@code key=value}: {@code url}, {@code user}, {@code password}, {@code node} (the stable node
  * name), {@code schema}, {@code concurrency}, {@code leaseMs}, {@code heartbeatMs}, {@code pollMs},
  * {@code reaperMs}, {@code graceMs}, {@code outcomeRetryMs}, {@code minPauseMs}, {@code maxPauseMs},
- * {@code longStepPermille}, {@code longStepMs}, {@code inline} (run {@code next} steps inline on the claim).
+ * {@code longStepPermille}, {@code longStepMs}, {@code inline} (run {@code next} steps inline on the claim),
+ * {@code deployVersion} (which version of {@link DeployMachines} the node registers, 1 or 2, only that one: the
+ * version of the code the node was deployed with; default 1), {@code deployCheck} ({@code off}, {@code warn} or
+ * {@code fail}: what the node does with the deploy check at its start; default {@code warn}).
  *
  * <p>It prints one line per event the orchestrator counts and checks, then {@code READY}:
  * <ul>
  *   <li>{@code EVENT fenced|abandoned|discarded instance=<id> token=<t> step=<s> outcome=<o>}: an outcome that was
  *       not applied, with the claim it belonged to;</li>
  *   <li>{@code EVENT reaped count=<n>}, {@code EVENT lease-lost instance=<id>}, {@code EVENT zombie instance=<id>},
+ *       {@code EVENT suspended instance=<id> machine=<m> version=<v>},
  *       {@code EVENT state from=<s> to=<s> at=<epoch millis>} (when it happened: the orchestrator may read the line
  *       later);</li>
  *   <li>{@code STATS ...} when it stops.</li>
+ *   <li>{@code READY node=<name> id=<node id> pid=<pid> deployVersion=<v> deployCheck=<passed|problems:n|none>
+ *       held=<true|false>}: started, with the verdict of its deploy check at start (none: off, or the database did
+ *       not answer) and whether it holds back for it.</li>
  * </ul>
  * On SIGTERM a shutdown hook stops the engine gracefully (drain, then release what did not finish). When its
  * standard input closes (the orchestrator died) it exits too, so no node outlives a run.
@@ -73,9 +83,12 @@ public final class ChaosNode {
                 .maxRetryBackoff(millis(conf, "maxBackoffMs", 500))
                 .zombieGracePeriod(Duration.ofSeconds(2))
                 .inlineNextSteps(Boolean.parseBoolean(conf.getOrDefault("inline", "false")))
+                .deployCheck(DeployCheck.Mode.valueOf(conf.getOrDefault("deployCheck", "warn").toUpperCase(
+                        Locale.ROOT)))
                 .build();
+        int deployVersion = Integer.parseInt(conf.getOrDefault("deployVersion", "1"));
         DurableEngine engine = DurableEngine.builder(engineData, MachineRegistry.of(machine, ChaosMachine.ticker(),
-                FamilyMachines.parent(), FamilyMachines.member()))
+                FamilyMachines.parent(), FamilyMachines.member(), DeployMachines.forVersion(deployVersion)))
                 .settings(settings)
                 .listener(new PrintingListener())
                 .build();
@@ -86,7 +99,10 @@ public final class ChaosNode {
             effectData.close();
         }, "chaos-node-stop"));
         engine.start();
-        OUT.println("READY node=" + node + " id=" + engine.nodeId() + " pid=" + pid);
+        String check = engine.lastDeployCheck().map(c -> c.passed() ? "passed" : "problems:" + c.problems().size())
+                .orElse("none");
+        OUT.println("READY node=" + node + " id=" + engine.nodeId() + " pid=" + pid + " deployVersion="
+                + deployVersion + " deployCheck=" + check + " held=" + engine.heldByDeployCheck());
         exitWhenStdinCloses();
     }
 
@@ -180,6 +196,12 @@ public final class ChaosNode {
         @Override
         public void zombieDetected(long instanceId, String machine, String step) {
             OUT.println("EVENT zombie instance=" + instanceId + " step=" + step);
+        }
+
+        @Override
+        public void instanceSuspended(long instanceId, String machine, int version, String step, String reason) {
+            OUT.println("EVENT suspended instance=" + instanceId + " machine=" + machine + " version=" + version
+                    + " step=" + step + " reason=" + reason);
         }
 
         @Override

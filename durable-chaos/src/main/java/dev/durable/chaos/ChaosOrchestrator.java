@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,9 +41,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The chaos driver. It starts its own PostgreSQL, applies durable's schema, starts the node JVMs, inserts the
  * workload and delivers its signals, and meanwhile, on a schedule shuffled from a seed, kills nodes with SIGKILL
  * (and starts them again), freezes one with SIGSTOP for longer than the lease (then SIGCONT), restarts PostgreSQL
- * (cleanly, or by killing the postmaster) and stops nodes with SIGTERM (and starts them again). Then it waits for
- * every instance to finish, stops the nodes, checks the invariants ({@link Invariants}) and prints one summary line
- * starting with {@code chaos:}. The exit status is non-zero on any violation.
+ * (cleanly, or by killing the postmaster) and stops nodes with SIGTERM (and starts them again). In the middle of it,
+ * between those faults, a rolling deploy replaces the nodes one by one (stopped with SIGTERM or SIGKILL, in turn) by
+ * nodes running version 2 of {@link DeployMachines} only, while instances started on version 1 are in flight. Then it
+ * waits for every instance to finish, stops the nodes, checks the invariants ({@link Invariants},
+ * {@link FamilyInvariants}, {@link DeployInvariants}) and prints one summary line starting with {@code chaos:}. The
+ * exit status is non-zero on any violation.
  *
  * <p>Usage: {@code ChaosOrchestrator [preset=short|long] [key=value ...]}, keys as in {@link ChaosConfig}.
  */
@@ -52,8 +56,11 @@ public final class ChaosOrchestrator {
             Pattern.compile("^EVENT (fenced|abandoned|discarded) instance=(\\d+) token=(\\d+) step=(\\S+) .*");
     private static final Pattern REAPED = Pattern.compile("^EVENT reaped count=(\\d+)");
     private static final Pattern LEASE_LOST = Pattern.compile("^EVENT lease-lost instance=(\\d+)");
+    private static final Pattern SUSPENDED = Pattern.compile("^EVENT suspended instance=(\\d+)");
     private static final Pattern STATE = Pattern.compile("^EVENT state from=(\\S+) to=(\\S+) at=(\\d+)");
     private static final Pattern READY = Pattern.compile("^READY node=\\S+ id=(\\S+) pid=(\\d+)");
+    private static final Pattern DEPLOY_CHECK =
+            Pattern.compile("\\bdeployVersion=(\\d+) deployCheck=(\\S+) held=(\\S+)");
     private static final Pattern RELEASED = Pattern.compile("\\breleased=(\\d+)");
     private static final Duration NODE_START_TIMEOUT = Duration.ofSeconds(90);
     private static final String SCHEMA = "durable";
@@ -62,7 +69,8 @@ public final class ChaosOrchestrator {
     public record Result(String summary, int violations, List<String> checks) {
     }
 
-    private enum Fault { KILL, PAUSE, PG_RESTART, PG_CRASH, SIGTERM }
+    /** What the schedule does; {@code DEPLOY} is one node of the rolling deploy, not a fault. */
+    private enum Fault { KILL, PAUSE, PG_RESTART, PG_CRASH, SIGTERM, DEPLOY }
 
     private record Pause(String node, long pid, Instant from, Instant to, int claimsHeld, List<Long> heldIds) {
     }
@@ -91,6 +99,12 @@ public final class ChaosOrchestrator {
     private final List<String> stats = new CopyOnWriteArrayList<>();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
     private final Map<Fault, Integer> done = new ConcurrentHashMap<>();
+    /** The version of {@link DeployMachines} each node (by name) was last started with. */
+    private final Map<String, Integer> deployVersions = new ConcurrentHashMap<>();
+    private final AtomicBoolean deployed = new AtomicBoolean();
+    /** The deploy checks at the starts of nodes running version 2, one line each. */
+    private final List<String> v2Checks = new CopyOnWriteArrayList<>();
+    private String jdbcUrl = "";
 
     private ChaosOrchestrator(ChaosConfig config, Path runDir, PrintStream console) {
         this.config = config;
@@ -127,6 +141,8 @@ public final class ChaosOrchestrator {
         Thread inserter = null;
         Thread signaler = null;
         Thread familyDriver = null;
+        Thread deployDriver = null;
+        jdbcUrl = pg.jdbcUrl();
         try {
             say("PostgreSQL on port " + pg.port() + "; applying the schema");
             DurableSchema.named(SCHEMA).migrate(data);
@@ -134,17 +150,19 @@ public final class ChaosOrchestrator {
             jdbc.execute(EffectLog.DDL);
             jdbc.execute(Workload.DDL);
             jdbc.execute(FamilyWorkload.DDL);
+            jdbc.execute(DeployWorkload.DDL);
 
             DurableClient client = DurableEngine.builder(data, MachineRegistry.of(ChaosMachine.clientDefinition(),
-                            FamilyMachines.parent(), FamilyMachines.member()))
+                            FamilyMachines.parent(), FamilyMachines.member(), DeployMachines.v1(), DeployMachines.v2()))
                     .settings(EngineSettings.builder().nodeName("driver").schema(SCHEMA)
                             .queues(Map.of(ChaosMachine.QUEUE, QueueSettings.concurrency(0))).build())
                     .build()
                     .client();
             for (int k = 1; k <= config.nodes(); k++) {
                 String name = "node-" + k;
-                nodes.add(new NodeProcess(name, nodeCommand(name, pg.jdbcUrl(), k <= config.inlineNodes()),
-                        runDir.resolve(name + ".log"), this::onNodeLine));
+                deployVersions.put(name, 1);
+                nodes.add(new NodeProcess(name, nodeCommand(name, k, 1), runDir.resolve(name + ".log"),
+                        this::onNodeLine));
             }
             for (NodeProcess node : nodes) {
                 node.start(NODE_START_TIMEOUT);
@@ -156,6 +174,11 @@ public final class ChaosOrchestrator {
             signaler = daemon("signaler", workload::signalAll);
             FamilyWorkload families = new FamilyWorkload(config, client, data);
             familyDriver = daemon("families", families::run);
+            if (config.deploys() == 0) {
+                deployed.set(true);
+            }
+            DeployWorkload deploys = new DeployWorkload(config, client, data, deployed::get);
+            deployDriver = daemon("deploy", deploys::run);
             Thread progress = daemon("progress", () -> reportProgress(jdbc, workload));
 
             runFaults(pg, jdbc);
@@ -171,6 +194,7 @@ public final class ChaosOrchestrator {
             say("chaos over; waiting for every instance to finish (at most " + config.quiescence() + ")");
             inserter.join(config.quiescence().toMillis());
             familyDriver.join(config.quiescence().toMillis());
+            deployDriver.join(config.quiescence().toMillis());
             boolean quiet = awaitQuiescence(jdbc, workload);
             signaler.join(Duration.ofSeconds(30).toMillis());
             progress.interrupt();
@@ -187,6 +211,7 @@ public final class ChaosOrchestrator {
                     Set.copyOf(killedPids), Map.copyOf(pausesByPid), Map.copyOf(stoppedAt)));
             List<Invariants.Check> checks = new ArrayList<>(report.checks());
             checks.addAll(new FamilyInvariants(data).check(report.counts()));
+            checks.add(new DeployInvariants(data).check(report.counts()));
             checks.add(recovered);
             checks.add(pausedNodeFenced());
             checks.add(sigtermReleased());
@@ -201,6 +226,15 @@ public final class ChaosOrchestrator {
                     + " families started, " + families.cancelsSent() + " cancels sent, " + families.callFailures()
                     + " driver calls repeated after a database error",
                     families.failure() == null ? List.of() : List.of(String.valueOf(families.failure()))));
+            checks.add(deployCheckAgrees());
+            checks.add(new Invariants.Check("deploy-complete", deploys.failure() == null
+                    && deploys.started() == config.deployInstances() && deployed.get(), deploys.started() + " of "
+                    + config.deployInstances() + " " + DeployMachines.NAME + " instances started ("
+                    + deploys.startedOnV1() + " on v1), " + done.getOrDefault(Fault.DEPLOY, 0) + " of "
+                    + config.deploys() + " nodes replaced by nodes running v2 only, now running "
+                    + new TreeMap<>(deployVersions) + "; " + deploys.callFailures()
+                    + " driver calls repeated after a database error",
+                    deploys.failure() == null ? List.of() : List.of(String.valueOf(deploys.failure()))));
             List<String> described = checks.stream().map(Invariants.Check::describe).toList();
             described.forEach(this::say);
             stats.forEach(line -> say("node " + line));
@@ -220,6 +254,9 @@ public final class ChaosOrchestrator {
             }
             if (familyDriver != null) {
                 familyDriver.interrupt();
+            }
+            if (deployDriver != null) {
+                deployDriver.interrupt();
             }
             for (NodeProcess node : nodes) {
                 if (node.isAlive()) {
@@ -255,6 +292,14 @@ public final class ChaosOrchestrator {
         add(schedule, Fault.PG_CRASH, config.pgCrashes());
         add(schedule, Fault.SIGTERM, config.sigterms());
         Collections.shuffle(schedule, random);
+        // The rolling deploy replaces one node at a time between the faults, from a quarter of the insert window to
+        // three quarters of it: instances started on version 1 before and during it are in flight, and faults strike
+        // before, during and after it.
+        int deploys = config.deploys();
+        int total = schedule.size() + deploys;
+        for (int k = 0; k < deploys; k++) {
+            schedule.add((int) Math.round(total * (0.25 + 0.5 * k / Math.max(1, deploys - 1))), Fault.DEPLOY);
+        }
         // Faults fall while instances are being inserted, so that they always land on work in progress; the rest of
         // the chaos window lets the backlog drain.
         long chaosStart = System.nanoTime();
@@ -316,6 +361,7 @@ public final class ChaosOrchestrator {
                 postgresBackAt = Instant.now();
                 say("  PostgreSQL back after " + down.toMillis() + " ms");
             }
+            case DEPLOY -> deployNext();
             case SIGTERM -> {
                 NodeProcess node = nodeWithALongStep(jdbc);
                 long pid = node.pid();
@@ -331,6 +377,39 @@ public final class ChaosOrchestrator {
                 node.start(NODE_START_TIMEOUT);
                 say("  " + node.name() + " back as pid " + node.pid());
             }
+        }
+    }
+
+    /**
+     * One step of the rolling deploy: the next node still running version 1 is stopped, with SIGTERM (drain, release)
+     * or SIGKILL in turn, as deploys do, and started again running version 2 only.
+     */
+    private void deployNext() throws IOException, InterruptedException {
+        NodeProcess node = nodes.stream().filter(n -> deployVersions.get(n.name()) == 1).findFirst()
+                .orElseThrow(() -> new IllegalStateException("every node runs version 2 already"));
+        if (node.isPaused()) {
+            node.resume();
+        }
+        long pid = node.pid();
+        boolean graceful = false;
+        if (done.getOrDefault(Fault.DEPLOY, 0) % 2 == 0) {
+            graceful = node.terminate(config.grace().plusSeconds(30));
+        } else {
+            node.kill();
+        }
+        stoppedAt.put(pid, Instant.now());
+        if (!graceful) {
+            killedPids.add(pid);
+        }
+        node.redeploy(nodeCommand(node.name(), nodes.indexOf(node) + 1, 2));
+        deployVersions.put(node.name(), 2);
+        node.start(NODE_START_TIMEOUT);
+        long left = deployVersions.values().stream().filter(version -> version == 1).count();
+        say("deploy: " + node.name() + " (pid " + pid + ") " + (graceful ? "drained by SIGTERM" : "killed")
+                + ", back as pid " + node.pid() + " running " + DeployMachines.NAME + " v2 only; " + left
+                + " node(s) left on v1");
+        if (left == 0) {
+            deployed.set(true);
         }
     }
 
@@ -420,8 +499,12 @@ public final class ChaosOrchestrator {
                              + (SELECT count(*) FROM durable.durable_instance
                                 WHERE machine IN ('chaos-family', 'chaos-member')
                                   AND status IN ('runnable', 'executing', 'awaiting_signal'))
+                             + (SELECT count(*) FROM durable.durable_instance
+                                WHERE machine = 'chaos-deploy' AND suspension IS NULL
+                                  AND status IN ('runnable', 'executing', 'awaiting_signal'))
                         """, Long.class);
                 Long planned = jdbc.queryForObject("SELECT count(*) FROM chaos.plan", Long.class);
+                // A suspended instance waits for an operator, not for time: the checks report it.
                 if (open != null && open == 0 && planned != null && planned == config.instances()) {
                     return true;
                 }
@@ -513,10 +596,23 @@ public final class ChaosOrchestrator {
                 + "released by draining nodes: " + count("released"), evidence);
     }
 
+    /**
+     * Nodes of version 2 start with {@code deploy-check=fail}, as new code deployed strictly would: a node whose check
+     * found instances it cannot run would pick nothing. Every one that got an answer found none: its check judges the
+     * version 1 rows runnable after the upcast, as its runtime does (docs/DESIGN.md, "The deploy check").
+     */
+    private Invariants.Check deployCheckAgrees() {
+        List<String> evidence = v2Checks.stream().filter(line -> line.contains("problems")).toList();
+        long passed = v2Checks.stream().filter(line -> line.contains("check passed")).count();
+        return new Invariants.Check("deploy-check-passed", evidence.isEmpty(), v2Checks.size() + " starts of nodes "
+                + "running v2 with deploy-check=fail, " + passed + " checks at start passed (the others got no answer "
+                + "from the database), none found instances its code cannot run", evidence);
+    }
+
     private Invariants.Check faultsInjected() {
         Map<Fault, Integer> planned = new TreeMap<>(Map.of(Fault.KILL, config.kills(), Fault.PAUSE, config.pauses(),
                 Fault.PG_RESTART, config.pgRestarts(), Fault.PG_CRASH, config.pgCrashes(), Fault.SIGTERM,
-                config.sigterms()));
+                config.sigterms(), Fault.DEPLOY, config.deploys()));
         Map<Fault, Integer> injected = new TreeMap<>(done);
         planned.forEach((fault, times) -> injected.putIfAbsent(fault, 0));
         planned.values().removeIf(times -> times == 0);
@@ -551,6 +647,9 @@ public final class ChaosOrchestrator {
                 + " schedule_ticks=" + c.get("schedule_ticks")
                 + " families=" + c.get("families") + " joins=" + c.get("joins")
                 + " cancels=" + c.get("cancels") + " cancelled=" + c.get("cancelled")
+                + " deploys=" + done.getOrDefault(Fault.DEPLOY, 0)
+                + " deploy_instances=" + c.get("deploy_instances") + " upcast=" + c.get("upcast")
+                + " v2_steps=" + c.get("v2_steps") + " suspended=" + count("suspended")
                 + " violations=" + violations
                 + " duration=" + seconds + "s seed=" + config.seed();
     }
@@ -572,6 +671,8 @@ public final class ChaosOrchestrator {
         }
         if ((m = REAPED.matcher(line)).find()) {
             count("reaped", Long.parseLong(m.group(1)));
+        } else if (SUSPENDED.matcher(line).find()) {
+            count("suspended", 1);
         } else if ((m = LEASE_LOST.matcher(line)).find()) {
             count("lease-lost", 1);
             leaseLostByPid.computeIfAbsent(pid, p -> ConcurrentHashMap.newKeySet()).add(Long.parseLong(m.group(1)));
@@ -590,6 +691,11 @@ public final class ChaosOrchestrator {
             lastState.put(pid, to);
         } else if ((m = READY.matcher(line)).find()) {
             nodeIdByPid.put(Long.parseLong(m.group(2)), m.group(1));
+            Matcher check = DEPLOY_CHECK.matcher(line);
+            if (check.find() && check.group(1).equals("2")) {
+                v2Checks.add(node.name() + " pid " + m.group(2) + ": deploy check " + check.group(2) + ", held "
+                        + check.group(3));
+            }
         } else if (line.startsWith("STATS ")) {
             stats.add(node.name() + " pid " + pid + ": " + line);
             Matcher released = RELEASED.matcher(line);
@@ -611,7 +717,8 @@ public final class ChaosOrchestrator {
 
     // ---------------------------------------------------------------- plumbing
 
-    private List<String> nodeCommand(String name, String jdbcUrl, boolean inline) {
+    /** The command of node {@code index} (from 1) running version {@code deployVersion} of {@link DeployMachines}. */
+    private List<String> nodeCommand(String name, int index, int deployVersion) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         return List.of(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k",
@@ -623,7 +730,10 @@ public final class ChaosOrchestrator {
                 "graceMs=" + config.grace().toMillis(), "outcomeRetryMs=" + config.outcomeRetry().toMillis(),
                 "minPauseMs=" + config.minPauseMillis(), "maxPauseMs=" + config.maxPauseMillis(),
                 "longStepPermille=" + config.longStepPermille(), "longStepMs=" + config.longStepMillis(),
-                "inline=" + inline);
+                "inline=" + (index <= config.inlineNodes()), "deployVersion=" + deployVersion,
+                // New code deployed strictly: a node of version 2 picks nothing while its code cannot run an
+                // unfinished instance. Old nodes restarted during the deploy only warn of version 2's rows.
+                "deployCheck=" + (deployVersion == 2 ? "fail" : "warn"));
     }
 
     private void reportProgress(JdbcTemplate jdbc, Workload workload) {

@@ -20,12 +20,12 @@ import org.jspecify.annotations.Nullable;
  * One chaos node as the orchestrator sees it: a {@link ChaosNode} JVM that can be started, killed with SIGKILL,
  * stopped with SIGTERM, paused with SIGSTOP and continued with SIGCONT — real processes, real signals. Its output
  * goes to a log file (all starts of one node append to the same file) and each line is handed to a consumer that
- * parses the node's events.
+ * parses the node's events. A stopped node can be given another command before its next start: a deploy of other code.
  */
 final class NodeProcess {
 
     private final String name;
-    private final List<String> command;
+    private List<String> command;
     private final Path logFile;
     private final LineListener lines;
     private @Nullable Process process;
@@ -61,6 +61,17 @@ final class NodeProcess {
 
     boolean isPaused() {
         return paused;
+    }
+
+    /**
+     * The command of this node's next starts: the node is deployed with other code. Only while it is stopped (killed or
+     * terminated), as a rolling deploy replaces one node at a time.
+     */
+    synchronized void redeploy(List<String> newCommand) {
+        if (isAlive()) {
+            throw new IllegalStateException(name + " is running; stop it before deploying other code to it");
+        }
+        command = List.copyOf(newCommand);
     }
 
     /** Starts the JVM and waits for its READY line. */
