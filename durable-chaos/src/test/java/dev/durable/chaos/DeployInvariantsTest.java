@@ -2,10 +2,7 @@ package dev.durable.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.durable.jdbc.DurableSchema;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,28 +26,20 @@ import tools.jackson.databind.json.JsonMapper;
 class DeployInvariantsTest {
 
     private final JsonMapper json = JsonMapper.builder().build();
-    private ChaosPostgres postgres;
+    private InvariantsDatabase database;
     private HikariDataSource data;
     private JdbcTemplate jdbc;
 
     @BeforeAll
     void startPostgres() throws Exception {
-        postgres = ChaosPostgres.start(Path.of("target", "deploy-invariants-test", "pgdata"));
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(postgres.jdbcUrl());
-        config.setUsername("postgres");
-        config.setMaximumPoolSize(2);
-        data = new HikariDataSource(config);
-        DurableSchema.named("durable").migrate(data);
-        jdbc = new JdbcTemplate(data);
-        jdbc.execute("CREATE SCHEMA IF NOT EXISTS chaos");
-        jdbc.execute(DeployWorkload.DDL);
+        database = InvariantsDatabase.start("deploy-invariants-test", "CREATE SCHEMA IF NOT EXISTS chaos", DeployWorkload.DDL);
+        data = database.dataSource();
+        jdbc = database.jdbc();
     }
 
     @AfterAll
     void stopPostgres() throws Exception {
-        data.close();
-        postgres.close();
+        database.close();
     }
 
     @BeforeEach

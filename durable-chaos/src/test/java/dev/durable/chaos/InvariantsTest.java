@@ -2,10 +2,7 @@ package dev.durable.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.durable.jdbc.DurableSchema;
-import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,29 +31,21 @@ class InvariantsTest {
     private static final long PID = 100;
 
     private final JsonMapper json = JsonMapper.builder().build();
-    private ChaosPostgres postgres;
+    private InvariantsDatabase database;
     private HikariDataSource data;
     private JdbcTemplate jdbc;
     private long nextToken;
 
     @BeforeAll
     void startPostgres() throws Exception {
-        postgres = ChaosPostgres.start(Path.of("target", "invariants-test", "pgdata"));
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(postgres.jdbcUrl());
-        config.setUsername("postgres");
-        config.setMaximumPoolSize(2);
-        data = new HikariDataSource(config);
-        DurableSchema.named("durable").migrate(data);
-        jdbc = new JdbcTemplate(data);
-        jdbc.execute(EffectLog.DDL);
-        jdbc.execute(Workload.DDL);
+        database = InvariantsDatabase.start("invariants-test", EffectLog.DDL, Workload.DDL);
+        data = database.dataSource();
+        jdbc = database.jdbc();
     }
 
     @AfterAll
     void stopPostgres() throws Exception {
-        data.close();
-        postgres.close();
+        database.close();
     }
 
     @BeforeEach
