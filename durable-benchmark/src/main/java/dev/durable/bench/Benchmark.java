@@ -1127,7 +1127,7 @@ public final class Benchmark {
     }
 
     /**
-     * (v) What the index of in-flight rows (schema v10, {@code durable_instance_step}) costs every step: (a) with and
+     * (v) What the index of in-flight rows (schema v11, {@code durable_instance_step}) costs every step: (a) with and
      * without it, interleaved, the order alternating between rounds; the figure is the median of the rounds' ratios.
      */
     private void stepIndexCost() throws Exception {

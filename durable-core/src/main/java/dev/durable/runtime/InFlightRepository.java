@@ -21,7 +21,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The SQL of what is in flight (docs/DESIGN.md, "What is in flight"): the groups of unfinished and failed instances by
  * machine, version, step and status, each counted up to a cap and sampled, and the pending signals by group and name.
  * What it costs grows with the number of groups, not of instances: the runnable, parked and failed rows are read
- * through {@code durable_instance_step} (schema version 10) one group at a time, the executing ones (at most the slots
+ * through {@code durable_instance_step} (schema version 11) one group at a time, the executing ones (at most the slots
  * of the live nodes) through {@code durable_instance_lease}, and the pending signals up to a cap. Every statement runs
  * in one read-only transaction of its own at REPEATABLE READ (set by its first statement), so they all see one
  * snapshot. The statements go through {@link StatementPlanning#ordinary()}: they are read by an operator or at a

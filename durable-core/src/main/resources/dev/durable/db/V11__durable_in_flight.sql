@@ -1,5 +1,5 @@
--- durable schema, version 10: what is in flight, by machine version and step.
--- Applied after V9__durable_history.sql, in the same schema (search_path set to it when run by hand), outside a
+-- durable schema, version 11: what is in flight, by machine version and step.
+-- Applied after V10__durable_suspension.sql, in the same schema (search_path set to it when run by hand), outside a
 -- transaction: the index is built CONCURRENTLY, so a live table keeps taking writes while it is built. Safe to run
 -- again (IF NOT EXISTS); an index left INVALID by a failed concurrent build must be dropped by hand before the next
 -- attempt (DROP INDEX CONCURRENTLY durable_instance_step).

@@ -1,5 +1,5 @@
--- durable schema, version 11: suspended instances (docs/DESIGN.md, "Suspension").
--- Applied after V10__durable_in_flight.sql, in the same schema (search_path set to it when run by hand), outside a
+-- durable schema, version 10: suspended instances (docs/DESIGN.md, "Suspension").
+-- Applied after V9__durable_history.sql, in the same schema (search_path set to it when run by hand), outside a
 -- transaction: the index is built CONCURRENTLY, so a live table keeps taking writes while it is built. The new column
 -- is nullable, so adding it rewrites nothing. Every statement may run again after a failed attempt (IF NOT EXISTS); an
 -- index left INVALID by a failed concurrent build must be dropped by hand before the next attempt
