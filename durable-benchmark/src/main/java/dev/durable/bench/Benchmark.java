@@ -97,7 +97,8 @@ public final class Benchmark {
     private static final int FAN_OUT = Integer.getInteger("bench.fanOut", 10_000);
     /** Instances per drain of (x), and the thread counts at which the engine and db-scheduler are compared. */
     private static final int PEER_N = Integer.getInteger("bench.peerInstances", 20_000);
-    private static final int[] PEER_THREADS = {10, 50, 256};
+    private static final int[] PEER_THREADS = Arrays.stream(System.getProperty("bench.peerThreads", "10,50,256")
+            .split(",")).map(String::strip).mapToInt(Integer::parseInt).toArray();
     /** How long (i) watches an idle node. */
     private static final int IDLE_SECONDS = Integer.getInteger("bench.idleSeconds", 60);
     /** Rounds of (g) then (a): this machine's speed drifts, so the figures are medians over interleaved rounds. */
@@ -799,8 +800,17 @@ public final class Benchmark {
         DbSchedulerBaseline dbScheduler = new DbSchedulerBaseline(dataSource, SCHEMA);
         List<DbSchedulerBaseline.Polling> pollings = List.of(new DbSchedulerBaseline.Polling(0.5, 1.0),
                 new DbSchedulerBaseline.Polling(1.0, 4.0));
+        // Both warmed up in every configuration measured, so that neither pays for its JIT in its first rounds (the
+        // first drain at 10 threads used to cost either side twice the JVM CPU per step of the later ones).
         drain("warm-up", N / 5, i -> StartOptions.defaults(), true);
-        dbScheduler.drain(N / 5, 10, pollings.get(0));
+        for (int threads : PEER_THREADS) {
+            for (DbSchedulerBaseline.Polling polling : pollings) {
+                clean();
+                dbScheduler.drain(PEER_N / 2, threads, polling);
+            }
+            drain("warm-up (" + threads + " slots)", PEER_N / 2, i -> StartOptions.defaults(), true,
+                    QueueSettings.concurrency(threads));
+        }
         double bestPeer = 0;
         for (int threads : PEER_THREADS) {
             double[] peer = new double[ROUNDS];
