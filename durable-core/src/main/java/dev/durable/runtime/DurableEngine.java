@@ -456,7 +456,8 @@ public final class DurableEngine implements AutoCloseable {
         heartbeat.beat();
     }
 
-    private QueuePoller poller(String queue) {
+    /** The poller of a configured queue (package-private: tests read its slots). */
+    QueuePoller poller(String queue) {
         QueuePoller poller = queues.get(queue);
         if (poller == null) {
             throw new IllegalArgumentException("Queue '" + queue + "' is not configured on this node; queues: "

@@ -141,8 +141,12 @@ final class QueuePoller {
         boolean byProbe = wokenByProbe;
         wokenByProbe = false;
         int limit = slots.claimable();
-        if (paused || limit <= 0 || !mayPick.getAsBoolean()) {
-            return LONGEST_PAUSE; // resumed, a claim ends, or the deploy check lets go: each wakes the poller
+        if (paused || !mayPick.getAsBoolean()) {
+            return LONGEST_PAUSE; // resumed, or the deploy check lets go: each wakes the poller
+        }
+        if (limit <= 0) {
+            slots.pollerWantsRoom(); // the first claim that makes room wakes the poller
+            return LONGEST_PAUSE;
         }
         Duration gathering = gatherEndingClaims(limit);
         if (gathering != null) {

@@ -32,8 +32,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Claimed rows wait in arrival order, an inline chain's next step ahead of them; whoever frees a slot or adds a
  * row starts what can start ({@link #dispatch()}), through the {@code starter}. The poller reads how many rows it may
  * claim and how many claims are committing (they are about to end together, so a pick may wait a moment for them,
- * see {@link QueuePoller}); an ended claim wakes it when it is the first claimable one (the poller may be asleep with
- * every claim taken), when the last committing claim is back, or when a whole batch is claimable.
+ * see {@link QueuePoller}); a poller asleep for want of room is woken by the first claim that makes some, and while the
+ * queue has a backlog an ended claim wakes it when the last committing claim is back or a whole batch is claimable
+ * ({@link #claimEnded}).
  *
  * <p>While the queue has a backlog (its last pick, or its last refill, found as many rows as it asked for), a step
  * that ends asks the committer to claim the queue's next row in the commit of its outcome ({@link #refill()}): the
@@ -61,6 +62,8 @@ final class QueueSlots {
     private volatile double meanStepNanos = -1;
     private final AtomicLong timedSteps = new AtomicLong();
     private volatile boolean backlog;
+    /** The poller sleeps because nothing is claimable: the first claim that makes room must wake it. */
+    private volatile boolean pollerWantsRoom;
     private volatile boolean paused;
 
     /**
@@ -91,9 +94,17 @@ final class QueueSlots {
         return (int) Math.min(batchSize, rows);
     }
 
-    /** How many rows a pick may claim now: up to a batch, within the slots and the prefetch. */
+    /**
+     * How many rows a pick may claim now: up to a batch, so that the rows waiting or running stay within the slots and
+     * the prefetch. Claims whose outcome is committing do not count there (their user code is over), so the next pick
+     * overlaps the commit of the last batch; they count in a second bound, of one batch more, so that a slow commit
+     * cannot let claims pile up.
+     */
     int claimable() {
-        return Math.max(0, Math.min(batchSize, concurrency + prefetch() - claims.get()));
+        int held = claims.get();
+        int ahead = concurrency + prefetch();
+        int notCommitting = held - committing.get();
+        return Math.max(0, Math.min(batchSize, Math.min(ahead - notCommitting, ahead + batchSize - held)));
     }
 
     /** Rows this node holds for the queue: waiting, running or committing. */
@@ -201,6 +212,24 @@ final class QueueSlots {
     /** A claim's outcome went to the committer. */
     void commitBegan() {
         committing.incrementAndGet();
+        roomMayHaveCome();
+    }
+
+    /**
+     * The poller found nothing claimable and sleeps until a claim makes room. It says so before it sleeps and then
+     * looks again, and whoever makes room changes the counts before it reads this flag: one of the two sees the other,
+     * so the wake-up is never lost, however many rows become claimable at once (the prefetch may grow meanwhile).
+     */
+    void pollerWantsRoom() {
+        pollerWantsRoom = true;
+        roomMayHaveCome();
+    }
+
+    private void roomMayHaveCome() {
+        if (pollerWantsRoom && claimable() > 0) {
+            pollerWantsRoom = false;
+            wakePoller.run();
+        }
     }
 
     /** A committing claim goes on (an inline chain's next step): it no longer counts as committing. */
@@ -208,14 +237,29 @@ final class QueueSlots {
         committing.decrementAndGet();
     }
 
-    /** A claim ended: its row is no longer this node's. Wakes the poller when a pick is worth making. */
+    /**
+     * A claim ended: its row is no longer this node's. Wakes the poller when a pick is worth making: when it sleeps
+     * for want of room ({@link #pollerWantsRoom()}), when the claim ended without a commit (its row may be runnable
+     * again), and while the queue has a backlog, when the last committing claim is back or a whole batch is
+     * claimable. Without a backlog an ended claim says nothing of work to pick: rows its commit made runnable wake the
+     * poller through {@link #workMayBeDue()}, and new work through a start, a signal or the probe.
+     */
     void claimEnded(boolean wasCommitting) {
-        int held = claims.decrementAndGet();
+        claims.decrementAndGet();
         int stillCommitting = wasCommitting ? committing.decrementAndGet() : committing.get();
-        int claimable = concurrency + prefetch() - held;
-        if (claimable == 1 || stillCommitting == 0 || claimable >= batchSize || !wasCommitting) {
+        roomMayHaveCome();
+        if (!wasCommitting || (backlog && (stillCommitting == 0 || claimable() >= batchSize))) {
             wakePoller.run();
         }
+    }
+
+    /**
+     * A committed outcome may have left work for the queue to pick now or at a time to look up: a {@code next} or
+     * {@code retry} of its row (at once, or at a due time the poller waits for), a park that found its signal already
+     * there, or a partition key free again for the key's next row.
+     */
+    void workMayBeDue() {
+        wakePoller.run();
     }
 
     /** Adds a step's time in user code to the moving average the prefetch follows. */

@@ -41,6 +41,8 @@ final class RunningStep {
     private volatile QueueSlots.@Nullable Slot slot;
     private volatile @Nullable Thread thread;
     private volatile boolean zombie;
+    /** Whether the outcome being committed ends the claim (not an inline chain's, not a refill's): set per commit. */
+    private volatile boolean commitEndsClaim;
 
     /** A row just claimed on {@code queue}: it holds one of the queue's claims and waits for a slot. */
     RunningStep(ClaimedStep claimed, QueueSlots queue) {
@@ -107,8 +109,11 @@ final class RunningStep {
      * RUNNING -> COMMITTING, detaching the thread and giving the slot back (user code is over); false if the row was
      * released meanwhile (its outcome must then be discarded). After this no interrupt reaches the thread: it may clear
      * one that came before.
+     *
+     * @param endsClaim whether the claim ends with this commit, so that it counts as committing at its queue (room for
+     *                  the next pick); false when it goes on, on an inline chain's next step or on a refilled row
      */
-    boolean beginCommitting() {
+    boolean beginCommitting(boolean endsClaim) {
         QueueSlots.Slot freed;
         synchronized (this) {
             if (!phase.compareAndSet(Phase.RUNNING, Phase.COMMITTING)) {
@@ -117,10 +122,14 @@ final class RunningStep {
             thread = null;
             freed = slot;
             slot = null;
-            queue.commitBegan();
+            commitEndsClaim = endsClaim;
         }
         if (freed != null) {
             freed.release(System.nanoTime() - startedNanos);
+        }
+        // After the slot is free: a pick this makes room for never claims a row that would wait for this slot.
+        if (endsClaim) {
+            queue.commitBegan();
         }
         return true;
     }
@@ -143,21 +152,10 @@ final class RunningStep {
      * and its claim are given back. Idempotent.
      */
     void end() {
-        Phase before;
-        QueueSlots.Slot freed;
-        synchronized (this) {
-            before = phase.getAndSet(Phase.ENDED);
-            thread = null;
-            freed = slot;
-            slot = null;
+        Phase before = becomeEnded();
+        if (before != Phase.ENDED) {
+            queue.claimEnded(before == Phase.COMMITTING && commitEndsClaim);
         }
-        if (before == Phase.ENDED) {
-            return;
-        }
-        if (freed != null) {
-            freed.release(System.nanoTime() - startedNanos);
-        }
-        queue.claimEnded(before == Phase.COMMITTING);
     }
 
     /**
@@ -165,6 +163,16 @@ final class RunningStep {
      * claim is not given back, so the queue's count of claims never moves. Idempotent.
      */
     void passClaim() {
+        if (becomeEnded() == Phase.COMMITTING && commitEndsClaim) {
+            queue.commitEnded();
+        }
+    }
+
+    /**
+     * Any phase -> ENDED, detaching the thread and giving back the slot if the step still holds one (it never
+     * committed). Returns the phase before; ENDED if it had already ended, and then nothing was done.
+     */
+    private Phase becomeEnded() {
         Phase before;
         QueueSlots.Slot freed;
         synchronized (this) {
@@ -173,15 +181,10 @@ final class RunningStep {
             freed = slot;
             slot = null;
         }
-        if (before == Phase.ENDED) {
-            return;
-        }
-        if (freed != null) {
+        if (before != Phase.ENDED && freed != null) {
             freed.release(System.nanoTime() - startedNanos);
         }
-        if (before == Phase.COMMITTING) {
-            queue.commitEnded();
-        }
+        return before;
     }
 
     /**
@@ -200,7 +203,9 @@ final class RunningStep {
         inlineSteps++;
         interruptReason.set(null);
         thread = null; // the next step runs on a thread of its own, attached when it starts
-        queue.commitEnded();
+        if (commitEndsClaim) {
+            queue.commitEnded();
+        }
     }
 
     /**

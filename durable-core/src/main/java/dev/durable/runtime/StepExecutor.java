@@ -128,7 +128,13 @@ final class StepExecutor {
             return;
         }
         cancel(timeout);
-        if (!running.beginCommitting()) {
+        Transition transition = decision.transition()
+                .took(Duration.ofNanos(System.nanoTime() - running.startedNanos()).toMillis());
+        boolean keepClaim = inline && running.inlineSteps() < MAX_INLINE_STEPS && transition.kind() == Outcome.Kind.NEXT
+                && transition.delayMillis() == 0 && !running.isZombie() && !draining.getAsBoolean();
+        Refill refill = keepClaim || running.isZombie() || draining.getAsBoolean() ? null
+                : running.queue().refill();
+        if (!running.beginCommitting(!keepClaim && refill == null)) {
             // Released at shutdown: the row is runnable again, the outcome is discarded.
             finished(running, decision, Committer.Result.DISCARDED);
             end(running);
@@ -136,12 +142,6 @@ final class StepExecutor {
             return;
         }
         Thread.interrupted(); // detached by beginCommitting: no interrupt comes after this one is cleared
-        Transition transition = decision.transition()
-                .took(Duration.ofNanos(System.nanoTime() - running.startedNanos()).toMillis());
-        boolean keepClaim = inline && running.inlineSteps() < MAX_INLINE_STEPS && transition.kind() == Outcome.Kind.NEXT
-                && transition.delayMillis() == 0 && !running.isZombie() && !draining.getAsBoolean();
-        Refill refill = keepClaim || running.isZombie() || draining.getAsBoolean() ? null
-                : running.queue().refill();
         Transition write = keepClaim ? transition.keepingClaim(running.inlineSteps())
                 : refill != null ? transition.refilling(refill) : transition;
         committer.submit(write, result -> committed(running, decision, refill != null, result));
@@ -171,6 +171,10 @@ final class StepExecutor {
     private void committed(RunningStep running, StepRunner.Decision decision, boolean refilling,
             Committer.Result result) {
         finished(running, decision, result);
+        if (result.fate() == StepEvent.Fate.COMMITTED && result.continued() == null
+                && (leavesRowToPick(decision.transition()) || running.claimed().partitionKey() != null)) {
+            running.queue().workMayBeDue();
+        }
         ClaimedStep refilled = result.refilled();
         if (refilling && result.fate() == StepEvent.Fate.COMMITTED) {
             // A refill that came back empty: the backlog is gone, and the poller takes over again.
@@ -203,6 +207,14 @@ final class StepExecutor {
         }
         running.continueWith(next); // same claim: it waits for a slot again, first in line
         running.queue().continued(running);
+    }
+
+    /** Whether a committed transition may leave its row runnable, now or at a due time. */
+    private static boolean leavesRowToPick(Transition transition) {
+        return switch (transition.kind()) {
+            case NEXT, RETRY, AWAIT -> true;
+            case DONE, STOP -> false;
+        };
     }
 
     private void finished(RunningStep running, StepRunner.@Nullable Decision decision,

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.durable.Outcome;
 import dev.durable.Signal;
 import dev.durable.StartOptions;
+import dev.durable.StartRequest;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
@@ -16,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -93,6 +95,28 @@ class InlineExecutionTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
         assertThat(inboxes).containsExactly(List.of("late"));
         assertThat(engine.stats().picked()).isEqualTo(2); // the first run, then the run woken by "go"
+    }
+
+    @Test
+    void aBacklogOfChainsLargerThanTheSlotsDrainsWithoutWaitingForAPoll() {
+        MachineDefinition.Builder<Count> chain = MachineDefinition.builder("chain", 1, Count.class).initialStep("s0");
+        for (int i = 0; i < 5; i++) {
+            String next = "s" + (i + 1);
+            boolean last = i == 4;
+            chain.step("s" + i, (state, ctx) -> last ? Outcome.done() : Outcome.next(next, state));
+        }
+        // Polls too rare to matter: only the wake-ups of the node's own claims can drain the backlog in time. While
+        // chains keep their claims nothing is claimable, and the prefetch grows once the first steps are timed, so a
+        // chain's end makes several rows claimable at once: the poller asleep for want of room must still hear of it.
+        DurableEngine engine = engines.start("inline-node", settings -> settings.inlineNextSteps(true)
+                .queue("default", new QueueSettings(2, 2))
+                .pollInterval(Duration.ofSeconds(30)).idlePollInterval(Duration.ofSeconds(30)), chain.build());
+        List<Long> ids = engine.client().startAll("chain", IntStream.range(0, 40)
+                .mapToObj(n -> StartRequest.of(new Count(n))).toList()).stream().map(r -> r.id()).toList();
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> ids.stream().allMatch(id -> TestDatabase.status(id)
+                .equals("done")));
+        assertThat(engine.stats().outcomesCommitted()).isEqualTo(200);
     }
 
     @Test

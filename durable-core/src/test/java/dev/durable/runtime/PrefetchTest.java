@@ -176,7 +176,10 @@ class PrefetchTest {
         DurableEngine[] engine = new DurableEngine[1];
         MachineDefinition slow = MachineDefinition.builder("job", 1, Job.class)
                 .step("run", (job, ctx) -> {
-                    mostClaims.accumulateAndGet(engine[0].queues().get("default").inFlight(), Math::max);
+                    // Claims whose outcome commits may overlap the next pick; the others run or wait for a slot.
+                    QueueSlots slots = engine[0].poller("default").slots();
+                    int committing = slots.committing();
+                    mostClaims.accumulateAndGet(slots.claims() - committing, Math::max);
                     Thread.sleep(60); // the work: a slow step (30 ms per row waiting for two slots > the horizon)
                     return Outcome.done();
                 })
@@ -187,6 +190,6 @@ class PrefetchTest {
 
         await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream().allMatch(id -> TestDatabase.status(id)
                 .equals("done")));
-        assertThat(mostClaims).as("claims seen by the steps").hasValueLessThanOrEqualTo(2);
+        assertThat(mostClaims).as("claims running or waiting, seen by the steps").hasValueLessThanOrEqualTo(2);
     }
 }

@@ -29,7 +29,7 @@ class QueueSlotsTest {
         assertThat(started).containsExactly(first, second);
         assertThat(counts()).as("claims, running, waiting, committing").containsExactly(3, 2, 1, 0);
 
-        assertThat(first.beginCommitting()).isTrue();
+        assertThat(first.beginCommitting(true)).isTrue();
         assertThat(started).as("the slot first gave back runs the waiting row at once").containsExactly(first, second,
                 third);
         assertThat(counts()).containsExactly(3, 2, 0, 1);
@@ -44,12 +44,12 @@ class QueueSlotsTest {
         RunningStep chain = claim(1);
         claim(2);
         RunningStep waiting = claim(3);
-        chain.beginCommitting(); // its slot goes to row 3
+        chain.beginCommitting(false); // its slot goes to row 3; the claim goes on with the chain
         chain.continueWith(claimed(1, "next"));
         slots.continued(chain);
         assertThat(counts()).containsExactly(3, 2, 1, 0);
 
-        waiting.beginCommitting();
+        waiting.beginCommitting(true);
 
         assertThat(started.get(started.size() - 1)).isSameAs(chain);
         assertThat(chain.claimed().step()).isEqualTo("next");
@@ -61,7 +61,7 @@ class QueueSlotsTest {
         assertThat(slots.claimable()).as("the slots only").isEqualTo(2);
 
         RunningStep step = claim(1);
-        step.beginCommitting(); // times the step (microseconds here)
+        step.beginCommitting(true); // times the step (microseconds here)
 
         assertThat(slots.prefetch()).as("fast steps: up to a batch").isEqualTo(3);
         assertThat(slots.claimable()).as("two slots and three rows waiting, one claim held").isEqualTo(3);
@@ -76,28 +76,99 @@ class QueueSlotsTest {
     }
 
     @Test
-    void endedClaimsWakeThePollerForTheFirstClaimableOneTheLastCommittingOneAndAFullBatch() {
-        QueueSlots four = new QueueSlots(4, 3, wakes::incrementAndGet, step -> { }, null);
-        four.recordDuration(TimeUnit.SECONDS.toNanos(1)); // slow steps: no prefetch, the claims are the slots
+    void theNextPickOverlapsTheCommitOfTheLastBatchUpToOneBatchMore() {
+        QueueSlots four = slowQueue(4, 3);
+        List<RunningStep> committing = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            committing.add(claimOn(four, i));
+        }
+        assertThat(four.claimable()).as("every slot running").isZero();
+
+        committing.forEach(step -> step.beginCommitting(true));
+        assertThat(four.claimable()).as("their user code is over: a batch, while the four commit").isEqualTo(3);
+
+        for (int i = 4; i < 7; i++) {
+            claimOn(four, i);
+        }
+        assertThat(four.running()).as("the rows picked meanwhile run in the slots given back").isEqualTo(3);
+        assertThat(four.claimable()).as("slots and one batch: the most a node holds while outcomes commit").isZero();
+
+        committing.get(0).end();
+        assertThat(four.claimable()).isEqualTo(1);
+    }
+
+    @Test
+    void aClaimThatGoesOnAfterItsCommitMakesNoRoomForAPick() {
+        QueueSlots one = slowQueue(1, 3);
+        RunningStep chain = claimOn(one, 1);
+
+        chain.beginCommitting(false); // an inline chain's or a refill's: the claim is not about to end
+
+        assertThat(one.committing()).isZero();
+        assertThat(one.claimable()).isZero();
+    }
+
+    @Test
+    void thePollerHearsOfTheFirstClaimableRowAndWhileThereIsABacklogOfTheLastCommittingClaimsEnd() {
+        assertThat(wakesWhileFourClaimsCommitAndEnd(true)).as("first claimable, while committing, after the ends")
+                .containsExactly(1, 1, 5);
+    }
+
+    @Test
+    void withoutABacklogEndedClaimsDoNotWakeThePoller() {
+        assertThat(wakesWhileFourClaimsCommitAndEnd(false)).as("first claimable, while committing, after the ends")
+                .containsExactly(1, 1, 1);
+    }
+
+    @Test
+    void aPollerAsleepForWantOfRoomHearsOfItHoweverManyRowsBecomeClaimableAtOnce() {
+        QueueSlots two = new QueueSlots(2, 2, wakes::incrementAndGet, step -> { }, null); // not timed: no prefetch
+        RunningStep first = claimOn(two, 1);
+        claimOn(two, 2);
+        two.pollerWantsRoom();
+        int before = wakes.get();
+        two.recordDuration(TimeUnit.MICROSECONDS.toNanos(10)); // timed fast: the prefetch grows, unseen by anyone
+
+        first.beginCommitting(true); // 0 -> 2 claimable, never 1
+
+        assertThat(wakes.get() - before).isEqualTo(1);
+        assertThat(two.claimable()).isEqualTo(2);
+    }
+
+    @Test
+    void aPollerThatAsksForRoomWhenThereIsSomeIsWokenAtOnce() {
+        slots.pollerWantsRoom(); // claims ended between the poller's look and its sleep
+
+        assertThat(wakes).hasValue(1);
+    }
+
+    @Test
+    void aCommitThatMayLeaveWorkWakesThePoller() {
+        slots.workMayBeDue();
+
+        assertThat(wakes).hasValue(1);
+    }
+
+    /** Four slots of slow steps, all running; they commit and end one by one: the wakes after each phase. */
+    private List<Integer> wakesWhileFourClaimsCommitAndEnd(boolean backlog) {
+        QueueSlots four = slowQueue(4, 3);
+        four.backlog(backlog);
         List<RunningStep> taken = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            RunningStep step = new RunningStep(claimed(i, "s"), four);
-            four.claimed(step);
-            step.beginCommitting();
-            taken.add(step);
+            taken.add(claimOn(four, i));
         }
+        four.pollerWantsRoom(); // nothing is claimable: the poller sleeps
         int before = wakes.get();
 
-        taken.get(0).end(); // the first claimable one: the poller, asleep with every claim taken, must hear of it
+        taken.get(0).beginCommitting(true); // the first claimable row
         int first = wakes.get() - before;
-        taken.get(1).end(); // 2 claimable, 2 committing: the woken poller is already gathering them
-        int second = wakes.get() - before;
-        taken.get(2).end(); // 3 claimable: a batch
-        int third = wakes.get() - before;
-        taken.get(3).end(); // the last committing one
-        int fourth = wakes.get() - before;
-
-        assertThat(List.of(first, second, third, fourth)).containsExactly(1, 1, 2, 3);
+        taken.get(1).beginCommitting(true); // the woken poller gathers these for a batch window
+        taken.get(2).beginCommitting(true);
+        taken.get(3).beginCommitting(true);
+        int committing = wakes.get() - before;
+        taken.forEach(RunningStep::end); // a batch claimable after the first, and the last committing one
+        int ended = wakes.get() - before;
+        return List.of(first, committing, ended);
     }
 
     @Test
@@ -125,7 +196,7 @@ class QueueSlotsTest {
     @Test
     void aStepEndedTwiceGivesBackItsClaimOnce() throws InterruptedException {
         RunningStep step = claim(1);
-        step.beginCommitting();
+        step.beginCommitting(true);
         CountDownLatch bothReady = new CountDownLatch(2);
         Runnable ender = () -> {
             bothReady.countDown();
@@ -144,6 +215,19 @@ class QueueSlotsTest {
         b.join();
 
         assertThat(counts()).containsExactly(0, 0, 0, 0);
+    }
+
+    /** A queue of slow steps: no prefetch, so its claims are its slots. */
+    private QueueSlots slowQueue(int concurrency, int batchSize) {
+        QueueSlots queue = new QueueSlots(concurrency, batchSize, wakes::incrementAndGet, step -> { }, null);
+        queue.recordDuration(TimeUnit.SECONDS.toNanos(1));
+        return queue;
+    }
+
+    private static RunningStep claimOn(QueueSlots queue, long id) {
+        RunningStep step = new RunningStep(claimed(id, "s"), queue);
+        queue.claimed(step);
+        return step;
     }
 
     private RunningStep claim(long id) {

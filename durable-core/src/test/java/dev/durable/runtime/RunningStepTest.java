@@ -46,7 +46,7 @@ class RunningStepTest {
         earlierStepThread.start();
         RunningStep step = started(FIRST);
         step.attach(earlierStepThread);
-        assertThat(step.beginCommitting()).isTrue();
+        assertThat(step.beginCommitting(true)).isTrue();
         step.continueWith(claimed("second"));
         queue.continued(step); // a slot is free: it runs again at once
 
@@ -62,7 +62,7 @@ class RunningStepTest {
     void noInterruptReachesTheThreadOnceTheStepWritesItsOutcomeOrHasEnded() {
         RunningStep writing = started(FIRST);
         writing.attach(Thread.currentThread());
-        assertThat(writing.beginCommitting()).isTrue();
+        assertThat(writing.beginCommitting(true)).isTrue();
         RunningStep released = started(claimed("released"));
         released.attach(Thread.currentThread());
         assertThat(released.release()).isTrue();
