@@ -122,13 +122,13 @@ final class ClaimRepository {
             """;
 
     // The claims the heartbeat did not extend that are still held (their rows were merely locked): the others are
-    // gone. Fenced like every write that ends a claim (docs/DESIGN.md, "Fencing"); the ids are also given as
-    // "= ANY", so that the planner reaches the rows through the primary key whatever their number.
+    // gone. Fenced like every write that ends a claim (docs/DESIGN.md, "Fencing"), with the status compared as text
+    // so that each row is reached through the primary key (TransitionRepository says why; pitfall P19).
     private static final String STILL_CLAIMED = """
             /* durable: still claimed */
             SELECT d.id, d.lease_token
             FROM {schema}.durable_instance d, unnest(:id::bigint[], :token::bigint[]) AS o(id, token)
-            WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+            WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
             """;
 
     // Crash recovery: expired leases go back to runnable with attempt + 1; the error handler is not involved.
@@ -204,7 +204,7 @@ final class ClaimRepository {
                 SET status = 'runnable',
                     lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
-                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
                 RETURNING d.id, d.step, d.attempt, o.token
             ), recorded AS (
                 INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node, lease_token,
@@ -229,7 +229,7 @@ final class ClaimRepository {
                     eligible_at = now() + make_interval(secs => least(power(2, d.attempt), 60)),
                     lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
-                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
                 RETURNING d.id, d.step, d.attempt, o.token
             ), recorded AS (
                 INSERT INTO {schema}.durable_history (instance_id, step, event, status, attempt, node, lease_token,

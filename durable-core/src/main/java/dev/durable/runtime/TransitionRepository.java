@@ -32,11 +32,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  * steps' slots — and, after an ambiguous commit, asks which of them an earlier attempt already wrote. Each write
  * records its history in the same statement (docs/DESIGN.md, "History").
  *
- * <p>Every write is fenced: {@code d.id = ANY (:id) AND d.id = o.id AND d.status = 'executing' AND
- * d.lease_token = o.token}. The fence is a per-claim token, not a node id, because a node can re-pick its own reaped
- * row (docs/DESIGN.md, "Fencing" and pitfall P3); a write that matches no row lost its lease and changes nothing.
- * The ids are also given as {@code = ANY}, so that the planner reaches the rows through the primary key whatever
- * the batch size (a join with {@code unnest} alone can be planned as a hash join over a scan of the table). In each
+ * <p>Every write is fenced: {@code d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token}. The
+ * fence is a per-claim token, not a node id, because a node can re-pick its own reaped row (docs/DESIGN.md, "Fencing"
+ * and pitfall P3); a write that matches no row lost its lease and changes nothing. The status is compared as text so
+ * that it cannot match the predicate of the partial index of leases ({@code WHERE status = 'executing'}): with it,
+ * a cached generic plan (which expects ten rows from {@code unnest}) walked the executing rows through that index
+ * and, for each, scanned the whole batch ({@code d.id = ANY (:id)} beside the join led the planner there too), so an
+ * outcome statement of 300 rows took 67 ms instead of 12, growing with the square of the batch (pitfall P19). Without
+ * both, each row of the batch is reached by its primary key: the cost grows with the batch, not the table. In each
  * statement, a NULL state (the step kept its state) leaves the stored one as it is, and so do a NULL version and a
  * NULL renamed step: only a row stored by older code gets them, its upgrade written by the outcome's own statement
  * (docs/DESIGN.md, "Upcasting").
@@ -66,7 +69,7 @@ final class TransitionRepository {
                     eligible_at = now() + o.delay_ms * interval '1 millisecond',
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
-                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
                 RETURNING d.id
             ), kept AS (
                 UPDATE {schema}.durable_signal s SET consumed_at = now()
@@ -95,10 +98,12 @@ final class TransitionRepository {
     // statement consumes (their delete is not visible to the statement's own snapshot).
     // The row a continuation leaves still matches its fence, so a continuation written again after an ambiguous
     // commit is applied again, whether or not the first attempt committed: it writes the same values, and consumes
-    // signals already consumed. Only its history entry would be new: then :continuesBefore holds the number of
-    // continuations of the claim committed before this one, and the entry is recorded only if the history holds no
-    // more continuations of the claim than that (docs/DESIGN.md, "Fencing", ambiguous commits). NULL otherwise, and
-    // the history is not read.
+    // signals already consumed. Only its history entry would be new: then APPLY_CONTINUE_AGAIN runs instead, with
+    // :continuesBefore holding the number of continuations of the claim committed before this one, and records the
+    // entry only if the history holds no more continuations of the claim than that (docs/DESIGN.md, "Fencing",
+    // ambiguous commits). The ordinary statement has no such look at the history: its estimated cost (a subquery per
+    // row) put the statement over PostgreSQL's jit_above_cost, and every continuation batch spent about 60 ms
+    // compiling itself (pitfall P19).
     static final String APPLY_CONTINUE = """
             /* durable: continue */
             WITH o AS (
@@ -114,7 +119,62 @@ final class TransitionRepository {
                     eligible_at = now(),
                     lease_expires_at = now() + :leaseMs * interval '1 millisecond', updated_at = now()
                 FROM o
-                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
+                RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set, d.attempt,
+                          d.lease_token, d.queue, d.partition_key, d.parent_id, d.children_started,
+                          d.children_ended, d.awaits_children
+            ), kept AS (
+                UPDATE {schema}.durable_signal s SET consumed_at = now()
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NOT NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            ), dropped AS (
+                DELETE FROM {schema}.durable_signal s
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals)
+                SELECT o.id, o.ran_step, 'next', o.step, 'executing', o.attempt, :node, o.token, o.duration_ms,
+                       (SELECT array_agg(c.signal_id ORDER BY c.signal_id)
+                        FROM unnest(:consumedInstance::bigint[], :consumedSignal::bigint[]) AS c(instance_id, signal_id)
+                        WHERE c.instance_id = o.id)
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
+                   false AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
+                   c.parent_id, c.children_started, c.children_ended, c.awaits_children,
+                   inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
+                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
+            FROM applied c
+            LEFT JOIN LATERAL (
+                SELECT array_agg(s.id ORDER BY s.id) AS ids,
+                       array_agg(s.name ORDER BY s.id) AS names,
+                       array_agg(s.payload::text ORDER BY s.id) AS payloads,
+                       array_agg(s.dedup_key ORDER BY s.id) AS dedup_keys,
+                       array_agg(s.created_at ORDER BY s.id) AS created
+                FROM {schema}.durable_signal s
+                WHERE s.instance_id = c.id AND s.consumed_at IS NULL
+                  AND s.id <> ALL (:consumedSignal::bigint[])) inbox ON true
+            """;
+
+    // The same, written again after an ambiguous commit: the history entry only if the first attempt did not commit.
+    static final String APPLY_CONTINUE_AGAIN = """
+            /* durable: continue again */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
+                                     :ranStep::text[], :attempt::int[], :durationMs::bigint[], :version::int[],
+                                     :continuesBefore::int[])
+                    AS o(id, token, step, state, ran_step, attempt, duration_ms, version, continues_before)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET step = o.step,
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
+                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
+                    eligible_at = now(),
+                    lease_expires_at = now() + :leaseMs * interval '1 millisecond', updated_at = now()
+                FROM o
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
                 RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set, d.attempt,
                           d.lease_token, d.queue, d.partition_key, d.parent_id, d.children_started,
                           d.children_ended, d.awaits_children
@@ -183,7 +243,7 @@ final class TransitionRepository {
                     last_error = coalesce(o.error, d.last_error),
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
-                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
                 RETURNING d.id
             ), recorded AS (
                 INSERT INTO {schema}.durable_history
@@ -291,7 +351,7 @@ final class TransitionRepository {
                     step = coalesce(o.renamed, d.step),
                     eligible_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
-                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
                 RETURNING d.id, d.status
             ), recorded AS (
                 INSERT INTO {schema}.durable_history
@@ -323,7 +383,7 @@ final class TransitionRepository {
                     awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
-                WHERE d.id = ANY (:id::bigint[]) AND d.id = o.id AND d.status = 'executing' AND d.lease_token = o.token
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
                 RETURNING d.id, d.parent_id
             ), recorded AS (
                 INSERT INTO {schema}.durable_history
@@ -399,6 +459,7 @@ final class TransitionRepository {
     private final ClaimRepository claims;
     private final String applyNextSql;
     private final String applyContinueSql;
+    private final String applyContinueAgainSql;
     private final String applyRetrySql;
     private final String lockClaimsSql;
     private final String startChildrenSql;
@@ -416,6 +477,7 @@ final class TransitionRepository {
         this.claims = new ClaimRepository(planning, history);
         this.applyNextSql = planning.qualify(APPLY_NEXT);
         this.applyContinueSql = planning.qualify(APPLY_CONTINUE);
+        this.applyContinueAgainSql = planning.qualify(APPLY_CONTINUE_AGAIN);
         this.applyRetrySql = planning.qualify(APPLY_RETRY);
         this.lockClaimsSql = planning.qualify(LOCK_CLAIMS);
         this.startChildrenSql = planning.qualify(START_CHILDREN);
@@ -667,7 +729,7 @@ final class TransitionRepository {
      *                             records its history entry only if that attempt did not
      */
     private List<ClaimedStep> applyContinue(List<Transition> batch, Duration lease, boolean afterAmbiguousCommit) {
-        return movingOn(applyContinueSql, batch)
+        return movingOn(afterAmbiguousCommit ? applyContinueAgainSql : applyContinueSql, batch)
                 .param("leaseMs", lease.toMillis())
                 .param("continuesBefore", column(batch, "int4", transition -> afterAmbiguousCommit
                         ? transition.continuesBefore() : null))

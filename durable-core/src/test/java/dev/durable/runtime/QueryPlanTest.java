@@ -149,16 +149,21 @@ class QueryPlanTest {
                 .addValue("delayMs", new SqlArrayValue("int8", 1000L, 0L))
                 .addValue("error", new SqlArrayValue("text", null, "would lose [$.reservation]"))
                 .addValue("suspension", new SqlArrayValue("text", null, "would lose [$.reservation]")));
-        String next = explain(TransitionRepository.APPLY_CONTINUE, claims()
+        MapSqlParameterSource continuation = claims()
                 .addValue("step", new SqlArrayValue("text", "t", "t"))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
                 .addValue("consumedSignal", new SqlArrayValue("int8", 5L))
                 .addValue("leaseMs", 60_000)
-                // the second written again after an ambiguous commit (docs/DESIGN.md, "Fencing")
+                .addValue("continuesBefore", new SqlArrayValue("int4", null, null));
+        String next = explain(TransitionRepository.APPLY_CONTINUE, continuation);
+        // written again after an ambiguous commit (docs/DESIGN.md, "Fencing"): it also looks at the history
+        String again = explain(TransitionRepository.APPLY_CONTINUE_AGAIN, continuation
                 .addValue("continuesBefore", new SqlArrayValue("int4", null, 1)));
 
         assertThat(retry).contains("Index Scan using durable_instance_pkey").doesNotContain("Seq Scan");
         assertThat(next).contains("Index Scan using durable_instance_pkey")
+                .doesNotContain("Seq Scan on durable_instance").doesNotContain("durable_history_instance");
+        assertThat(again).contains("Index Scan using durable_instance_pkey", "durable_history_instance")
                 .doesNotContain("Seq Scan on durable_instance");
     }
 
