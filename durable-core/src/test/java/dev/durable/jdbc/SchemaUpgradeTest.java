@@ -102,7 +102,8 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
                 "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
-                "durable-schema-v8", "durable-schema-v9", "durable-schema-v10", "durable-schema-v11");
+                "durable-schema-v8", "durable-schema-v9", "durable-schema-v10", "durable-schema-v11",
+                "durable-schema-v12");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
                 "cancel_with_parent", "children_started", "children_ended", "awaits_children", "suspension"))
@@ -170,6 +171,70 @@ class SchemaUpgradeTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA
                 + ".durable_instance WHERE machine = 'heartbeat' AND status = 'done'", Long.class) > 0);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_node", Long.class)).isOne();
+    }
+
+    /**
+     * On 2026-11-25 the changelog shipped its versions 10 and 11 the other way round (10 the index of in-flight rows,
+     * 11 suspension), and on 2026-11-26 as they are now. A database migrated by either upgrades in place: Liquibase
+     * accepts both checksums of each, and version 12 makes sure both pieces are there whichever ran under which number.
+     */
+    @Test
+    void aDatabaseMigratedWhileVersions10And11WereNumberedTheOtherWayIsUpgradedInPlace() {
+        jdbc.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        DurableSchema schema = DurableSchema.named(SCHEMA);
+        schema.migrate(dataSource, "dev/durable/db/changelog-renumbered.xml");
+        long parked = insertAsVersion1(1, "order-1");
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
+                + " WHERE id = ?", parked);
+        long runnable = insertAsVersion1(2, null);
+        long suspended = insertAsVersion1(3, null);
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET suspension = 'would lose [$.legacy]',"
+                + " eligible_at = 'infinity' WHERE id = ?", suspended);
+        List<Map<String, Object>> instancesBefore = rows("durable_instance");
+
+        schema.migrate(dataSource);
+
+        assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
+                String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12");
+        assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
+        assertSuspensionAndInFlightInstalled();
+        // And the instances run on: the suspended one stays suspended, the others finish.
+        DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders());
+        engine.client().signal(parked, "paid", "late", "evt-1");
+        engine.client().signal(runnable, "paid", "late", "evt-2");
+        await().atMost(Duration.ofSeconds(20)).until(() -> "done".equals(status(parked))
+                && "done".equals(status(runnable)));
+        assertThat(engine.client().find(suspended).orElseThrow().status())
+                .isEqualTo(dev.durable.InstanceStatus.SUSPENDED);
+    }
+
+    /**
+     * An upgrade with the changelog of 2026-11-25 that stopped after its version 10 (the index of in-flight rows) left
+     * no column for suspensions; the shipped changelog, which sees version 10 as applied and whose version 11 is that
+     * index again, adds it in version 12.
+     */
+    @Test
+    void anUpgradeThatStoppedBetweenTheRenumberedVersionsIsCompleted() {
+        jdbc.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        DurableSchema schema = DurableSchema.named(SCHEMA);
+        schema.migrate(dataSource, "dev/durable/db/changelog-renumbered-to-v10.xml");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM information_schema.columns WHERE table_schema = ?"
+                + " AND table_name = 'durable_instance' AND column_name = 'suspension'", Long.class, SCHEMA)).isZero();
+
+        schema.migrate(dataSource);
+
+        assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
+                String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12");
+        assertSuspensionAndInFlightInstalled();
+    }
+
+    private void assertSuspensionAndInFlightInstalled() {
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM information_schema.columns WHERE table_schema = ?"
+                + " AND table_name = 'durable_instance' AND column_name = 'suspension'", Long.class, SCHEMA)).isOne();
+        for (String index : List.of("durable_instance_step", "durable_instance_suspended")) {
+            assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
+                    Boolean.class, SCHEMA + "." + index)).as(index).isTrue();
+        }
     }
 
     /** A row as a client of version 1 inserted it: version 1's columns, runnable at its first step. */
