@@ -190,12 +190,15 @@ final class QueuePoller {
     }
 
     /**
-     * When only part of a batch may be claimed but more claims are about to end (their outcomes are being committed in
-     * one group), waits up to the batch window for them, so one pick claims them all instead of several small picks
-     * claiming a few each. Returns how long to pause, or null to pick now.
+     * When the queue has a backlog and only part of a batch may be claimed but more claims are about to end (their
+     * outcomes are being committed in one group), waits up to the batch window for them, so one pick claims them all
+     * instead of several small picks claiming a few each. Without a backlog there is nothing to gather: the pick was
+     * woken by a row or two (a local start, a signal) that would only wait. Returns how long to pause, or null to
+     * pick now.
      */
     private Duration gatherEndingClaims(int limit) {
-        if (limit >= settings.batchSize() || slots.committing() == 0 || batchWindowNanos <= 0) {
+        if (limit >= settings.batchSize() || !slots.hasBacklog() || slots.committing() == 0
+                || batchWindowNanos <= 0) {
             gatherUntil = 0;
             return null;
         }

@@ -139,7 +139,12 @@ final class QueueSlots {
         return backlog && !paused && claims.get() <= concurrency + prefetch() ? refill : null;
     }
 
-    /** Whether the last pick or refill found as many rows as it asked for: more are likely waiting. */
+    /** Whether the queue's last pick or refill found as many rows as it asked for: more is likely waiting. */
+    boolean hasBacklog() {
+        return backlog;
+    }
+
+    /** Records whether the last pick or refill found as many rows as it asked for. */
     void backlog(boolean backlog) {
         this.backlog = backlog;
     }

@@ -108,6 +108,30 @@ class PrefetchTest {
                 && TestDatabase.status(next).equals("done"));
     }
 
+    /**
+     * The pick waits up to the batch window for claims about to end only while the queue has a backlog, to claim them
+     * all at once; a lone start on a queue without one is picked at once, even with an outcome still committing.
+     */
+    @Test
+    void aLoneStartIsPickedAtOnceWhileAnotherOutcomeCommits() throws Exception {
+        DurableEngine engine = engines.start("lone-start", settings -> settings
+                .queue("default", new QueueSettings(2, 4)).batchWindow(Duration.ofMinutes(1)), jobs());
+        long gated = start(engine, 0);
+        assertThat(gatedStepEntered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // The gated step's outcome waits for this lock: its claim is committing, for as long as the test holds it.
+        try (Connection lock = RowLocks.lockRow(TestDatabase.dataSource(), gated)) {
+            gateOpen.countDown();
+            RowLocks.awaitLockWait("/* durable: terminal */");
+            assertThat(engine.poller("default").slots().committing()).isOne();
+            start(engine, 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> started.contains(1));
+            assertThat(TestDatabase.status(gated)).as("its outcome has not committed").isEqualTo("executing");
+            lock.rollback();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(gated).equals("done"));
+    }
+
     @Test
     void aStoppingNodeHandsBackTheRowsWaitingForASlotAtOnce() throws Exception {
         DurableEngine engine = warmEngineOfOneSlot(jobs());
