@@ -665,14 +665,14 @@ public final class Benchmark {
         List<Variant> variants = new ArrayList<>();
         int batch = QueueSettings.DEFAULT_BATCH_SIZE;
         Duration window = EngineSettings.DEFAULT_BATCH_WINDOW;
-        for (int concurrency : new int[] {10, 32, 64, 256}) {
-            variants.add(new Variant("c" + concurrency + "_b" + batch + "_w" + window.toMillis(),
-                    new QueueSettings(concurrency, batch), window));
+        for (int concurrency : new int[] {10, 50, 256}) {
+            for (int size : new int[] {50, 128, 256}) {
+                variants.add(new Variant("c" + concurrency + "_b" + size + "_w" + window.toMillis(),
+                        new QueueSettings(concurrency, size), window));
+            }
         }
-        for (int size : new int[] {16, 128}) {
-            variants.add(new Variant("c" + QueueSettings.DEFAULT_CONCURRENCY + "_b" + size + "_w" + window.toMillis(),
-                    new QueueSettings(QueueSettings.DEFAULT_CONCURRENCY, size), window));
-        }
+        variants.add(new Variant("c" + QueueSettings.DEFAULT_CONCURRENCY + "_b16_w" + window.toMillis(),
+                new QueueSettings(QueueSettings.DEFAULT_CONCURRENCY, 16), window));
         for (long millis : new long[] {0, 5}) {
             variants.add(new Variant("c" + QueueSettings.DEFAULT_CONCURRENCY + "_b" + batch + "_w" + millis,
                     QueueSettings.defaults(), Duration.ofMillis(millis)));
@@ -806,7 +806,7 @@ public final class Benchmark {
         for (int threads : PEER_THREADS) {
             for (DbSchedulerBaseline.Polling polling : pollings) {
                 clean();
-                dbScheduler.drain(PEER_N / 2, threads, polling);
+                dbScheduler.drain(PEER_N / 2, threads, polling, postgresCpu);
             }
             drain("warm-up (" + threads + " slots)", PEER_N / 2, i -> StartOptions.defaults(), true,
                     QueueSettings.concurrency(threads));
@@ -824,11 +824,11 @@ public final class Benchmark {
                 double best = 0;
                 for (DbSchedulerBaseline.Polling polling : pollings) {
                     clean();
-                    double jvmBefore = CpuUse.jvmCpuNanos() / 1e9;
-                    double postgresBefore = postgresCpu == null ? Double.NaN : postgresCpu.seconds();
-                    double rate = dbScheduler.drain(PEER_N, threads, polling);
-                    double jvm = CpuUse.jvmCpuNanos() / 1e9 - jvmBefore;
-                    double postgres = postgresCpu == null ? Double.NaN : postgresCpu.seconds() - postgresBefore;
+                    DbSchedulerBaseline.Drained peerDrained = dbScheduler.drain(PEER_N, threads, polling,
+                            postgresCpu);
+                    double rate = peerDrained.rate();
+                    double jvm = peerDrained.jvmCpuSeconds();
+                    double postgres = peerDrained.postgresCpuSeconds();
                     note("x: db-scheduler " + polling + " " + threads + " threads: " + Math.round(rate)
                             + " executions/s; cpu per step: jvm " + micros(jvm / PEER_N) + " postgres "
                             + micros(postgres / PEER_N));
@@ -1379,7 +1379,7 @@ public final class Benchmark {
      * Where the CPU went during a measurement: this JVM, and everything else on the machine (on a quiet machine with
      * the database on it, that is PostgreSQL). Linux only; reports nothing elsewhere.
      */
-    private record CpuUse(long jvmNanos, long machineTicks) {
+    record CpuUse(long jvmNanos, long machineTicks) {
 
         static CpuUse start() {
             return new CpuUse(jvmCpuNanos(), machineBusyTicks());

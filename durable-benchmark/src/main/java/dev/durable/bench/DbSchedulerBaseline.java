@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.durable.test.postgres.TestPostgres;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -70,20 +71,30 @@ final class DbSchedulerBaseline {
     }
 
     /**
-     * Schedules {@code n} one-time tasks due now, then starts a scheduler of {@code threads} executor threads and
-     * times it until all have run; executions per second.
+     * One drain: executions per second, and the CPU the JVM and PostgreSQL spent from the scheduler's start until the
+     * last task ran (NaN for PostgreSQL's when the server's processes cannot be read), in seconds.
      */
-    double drain(int n, int threads, Polling polling) throws Exception {
+    record Drained(double rate, double jvmCpuSeconds, double postgresCpuSeconds) {
+    }
+
+    /**
+     * Schedules {@code n} one-time tasks due now, then starts a scheduler of {@code threads} executor threads and
+     * times it until all have run. The CPU is read before the scheduler stops and its pool closes: a server process
+     * whose connection closed takes its CPU time with it until the postmaster has reaped it, which is why an earlier
+     * reading after the close found a few microseconds of PostgreSQL CPU per task.
+     */
+    Drained drain(int n, int threads, Polling polling, @Nullable PostgresCpu postgresCpu) throws Exception {
         // A connection per executor thread, as db-scheduler expects (each completes its execution on its own), as
         // far as the server allows.
         try (HikariDataSource pool = TestPostgres.get().newDataSource("db-scheduler",
                 Math.min(threads + 2, MAX_CONNECTIONS))) {
             pool.getHikariConfigMXBean().setConnectionTimeout(120_000);
-            return drain(pool, n, threads, polling);
+            return drain(pool, n, threads, polling, postgresCpu);
         }
     }
 
-    private double drain(DataSource dataSource, int n, int threads, Polling polling) throws Exception {
+    private Drained drain(DataSource dataSource, int n, int threads, Polling polling,
+            @Nullable PostgresCpu postgresCpu) throws Exception {
         jdbc.execute("DROP TABLE IF EXISTS " + schema + ".scheduled_tasks");
         jdbc.execute(DDL.formatted(schema));
         CountDownLatch executed = new CountDownLatch(n);
@@ -106,13 +117,17 @@ final class DbSchedulerBaseline {
                 .pollUsingLockAndFetch(polling.lower(), polling.upper())
                 .pollingInterval(Duration.ofSeconds(1))
                 .build();
+        double jvmBefore = Benchmark.CpuUse.jvmCpuNanos() / 1e9;
+        double postgresBefore = postgresCpu == null ? Double.NaN : postgresCpu.seconds();
         long begin = System.nanoTime();
         scheduler.start();
         if (!executed.await(10, TimeUnit.MINUTES)) {
             throw new IllegalStateException("db-scheduler ran " + (n - executed.getCount()) + " of " + n + " tasks");
         }
         double seconds = (System.nanoTime() - begin) / 1e9;
+        double jvm = Benchmark.CpuUse.jvmCpuNanos() / 1e9 - jvmBefore;
+        double postgres = postgresCpu == null ? Double.NaN : postgresCpu.seconds() - postgresBefore;
         scheduler.stop();
-        return n / seconds;
+        return new Drained(n / seconds, jvm, postgres);
     }
 }
