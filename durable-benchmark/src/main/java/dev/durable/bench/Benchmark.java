@@ -57,7 +57,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * {@code bench.maxRawThreads} (48), each on a connection of its own; and from exactly as many threads as the engine
  * has slots, sharing that many pooled connections; (a) is also drained with exactly {@code bench.maxRawThreads} slots;
  * (a) throughput of one-step no-op instances; (b) steps/s of a ten-step chain, inline execution on and off;
- * (c) latency local insert -> step start and signal -> woken step start, default settings;
+ * (c) latency local insert -> step start and signal -> woken step start, default settings, on a node just started
+ * (cold) and on one that has run as many before (warm);
  * (d) (a) with a million terminal rows in the table; (e) (a) partitioned over 1,000 keys;
  * (f) heap per in-flight step and heap of a node with 100,000 awaiting instances;
  * (p) (a) with a million pending timers and await deadlines in the table, and the node's heap growth with them;
@@ -698,7 +699,7 @@ public final class Benchmark {
         }
         for (long millis : new long[] {0, 2, 5}) {
             long[][] samples = insertLatency(settings -> settings.batchWindow(Duration.ofMillis(millis)));
-            reportLatency("y.insert_to_step_start_w" + millis, samples[0], samples[1]);
+            reportColdAndWarm("y.insert_to_step_start_w" + millis, samples[0], samples[1]);
         }
     }
 
@@ -1002,18 +1003,23 @@ public final class Benchmark {
 
     // ------------------------------------------------------------------ (c)
 
-    /** Local insert -> step start, one at a time on an otherwise idle engine with the default settings. */
+    /**
+     * Local insert -> step start, one at a time on an otherwise idle engine with the default settings: the first
+     * {@code LATENCY_SAMPLES} reported as the cold figure (the JIT still compiling the path: what a node just deployed
+     * shows), the next as many as the figure of a node that has been running.
+     */
     private void insertLatency() throws Exception {
         long[][] samples = insertLatency(UnaryOperator.identity());
-        reportLatency("c.insert_to_step_start", samples[0], samples[1]);
+        reportColdAndWarm("c.insert_to_step_start", samples[0], samples[1]);
     }
 
     /** Local insert -> step start, one at a time, with the default settings adjusted: {sent, started} per sample. */
     private long[][] insertLatency(UnaryOperator<EngineSettings.Builder> adjust) throws Exception {
         clean();
-        long[] sent = new long[LATENCY_SAMPLES];
-        long[] started = new long[LATENCY_SAMPLES];
-        CountDownLatch[] startedLatch = latches(LATENCY_SAMPLES);
+        int count = 2 * LATENCY_SAMPLES;
+        long[] sent = new long[count];
+        long[] started = new long[count];
+        CountDownLatch[] startedLatch = latches(count);
         MachineDefinition machine = MachineDefinition.builder("latency", 1, Sample.class)
                 .step("only", (state, ctx) -> {
                     started[state.index()] = System.nanoTime();
@@ -1024,8 +1030,7 @@ public final class Benchmark {
         DurableEngine engine = engine(MachineRegistry.of(machine), DurableListener.NONE, adjust);
         engine.start();
         DurableClient client = engine.client();
-        warmUp(client, "latency", LATENCY_SAMPLES / 10);
-        for (int i = 0; i < LATENCY_SAMPLES; i++) {
+        for (int i = 0; i < count; i++) {
             sent[i] = System.nanoTime();
             client.start("latency", new Sample(i));
             startedLatch[i].await(10, TimeUnit.SECONDS);
@@ -1034,12 +1039,13 @@ public final class Benchmark {
         return new long[][] {sent, started};
     }
 
-    /** Signal -> woken step start, one at a time, default settings. */
+    /** Signal -> woken step start, one at a time, default settings; cold and warm as for the insert. */
     private void signalLatency() throws Exception {
         clean();
-        long[] sent = new long[LATENCY_SAMPLES];
-        long[] started = new long[LATENCY_SAMPLES];
-        CountDownLatch[] woken = latches(LATENCY_SAMPLES);
+        int count = 2 * LATENCY_SAMPLES;
+        long[] sent = new long[count];
+        long[] started = new long[count];
+        CountDownLatch[] woken = latches(count);
         MachineDefinition machine = MachineDefinition.builder("wake", 1, Sample.class)
                 .step("wait", (state, ctx) -> {
                     if (ctx.awaited("go").isEmpty()) {
@@ -1054,25 +1060,26 @@ public final class Benchmark {
         DurableEngine engine = engine(MachineRegistry.of(machine), parked, UnaryOperator.identity());
         engine.start();
         DurableClient client = engine.client();
-        long[] ids = new long[LATENCY_SAMPLES];
-        for (int i = 0; i < LATENCY_SAMPLES; i++) {
+        long[] ids = new long[count];
+        for (int i = 0; i < count; i++) {
             ids[i] = client.start("wake", new Sample(i)).id();
         }
-        parked.awaitCount(LATENCY_SAMPLES, Duration.ofMinutes(2));
-        for (int i = 0; i < LATENCY_SAMPLES; i++) {
+        parked.awaitCount(count, Duration.ofMinutes(2));
+        for (int i = 0; i < count; i++) {
             sent[i] = System.nanoTime();
             client.signal(ids[i], "go", null);
             woken[i].await(10, TimeUnit.SECONDS);
         }
         engine.close();
-        reportLatency("c.signal_to_step_start", sent, started);
+        reportColdAndWarm("c.signal_to_step_start", sent, started);
     }
 
-    private void warmUp(DurableClient client, String machine, int count) throws InterruptedException {
-        for (int i = 0; i < count; i++) {
-            client.start(machine, new Sample(0));
-        }
-        Thread.sleep(500); // pacing only: lets the warm-up drain before measuring
+    /** The first half of the samples as {@code name_cold}, the second as {@code name}. */
+    private void reportColdAndWarm(String name, long[] sent, long[] started) {
+        int half = sent.length / 2;
+        reportLatency(name + "_cold", Arrays.copyOfRange(sent, 0, half), Arrays.copyOfRange(started, 0, half));
+        reportLatency(name, Arrays.copyOfRange(sent, half, sent.length),
+                Arrays.copyOfRange(started, half, started.length));
     }
 
     // ------------------------------------------------------------------ (f)
