@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.springframework.dao.DataAccessException;
+import org.springframework.transaction.TransactionException;
 
 /**
- * How the driver's calls survive the database restarting: a call that failed with a database error is made again,
- * after a pause, until it returns (every call of the driver may be repeated: inserts carry unique keys, signals dedup
- * keys, and a cancel made again answers that it was made before). Counts the repeats.
+ * How the driver's calls survive the database restarting: a call that failed with a database error (a
+ * {@link DataAccessException}, or a {@link TransactionException} from a call that runs in a transaction of its own and
+ * could not open one: a cancel while the database is down) is made again, after a pause, until it returns (every call
+ * of the driver may be repeated: inserts carry unique keys, signals dedup keys, and a cancel made again answers that it
+ * was made before). Counts the repeats.
  */
 final class DriverCalls {
 
@@ -23,7 +26,7 @@ final class DriverCalls {
         while (true) {
             try {
                 return call.get();
-            } catch (DataAccessException e) {
+            } catch (DataAccessException | TransactionException e) {
                 failures.incrementAndGet();
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("Could not " + what + " for " + GIVE_UP, e);
