@@ -641,13 +641,15 @@ public final class Benchmark {
         double postgresBefore = postgresCpu == null ? Double.NaN : postgresCpu.seconds();
         long begin = System.nanoTime();
         engine.start();
+        long started = System.nanoTime();
         applied.awaitCount(n, Duration.ofMinutes(10));
         double seconds = (System.nanoTime() - begin) / 1e9;
         double jvm = CpuUse.jvmCpuNanos() / 1e9 - jvmBefore;
         double postgres = postgresCpu == null ? Double.NaN : postgresCpu.seconds() - postgresBefore;
         String cpuUse = cpu.stop();
         engine.close();
-        note(label + ": " + n + " instances in " + String.format(Locale.ROOT, "%.2f", seconds) + " s; "
+        note(label + ": " + n + " instances in " + String.format(Locale.ROOT, "%.2f", seconds) + " s (the engine's start "
+                + String.format(Locale.ROOT, "%.1f", (started - begin) / 1e6) + " ms of it); "
                 + describe(engine) + "; " + cpuUse + String.format(Locale.ROOT, " postgres=%.2fs", postgres));
         return new Drained(n / seconds, jvm, postgres);
     }
@@ -674,9 +676,11 @@ public final class Benchmark {
         }
         variants.add(new Variant("c" + QueueSettings.DEFAULT_CONCURRENCY + "_b16_w" + window.toMillis(),
                 new QueueSettings(QueueSettings.DEFAULT_CONCURRENCY, 16), window));
-        for (long millis : new long[] {0, 5}) {
-            variants.add(new Variant("c" + QueueSettings.DEFAULT_CONCURRENCY + "_b" + batch + "_w" + millis,
-                    QueueSettings.defaults(), Duration.ofMillis(millis)));
+        for (int concurrency : new int[] {QueueSettings.DEFAULT_CONCURRENCY, 256}) {
+            for (long millis : new long[] {0, 5}) {
+                variants.add(new Variant("c" + concurrency + "_b" + batch + "_w" + millis,
+                        new QueueSettings(concurrency, batch), Duration.ofMillis(millis)));
+            }
         }
         Map<String, double[]> rates = new LinkedHashMap<>();
         Map<String, double[]> cpus = new LinkedHashMap<>();

@@ -74,7 +74,7 @@ public final class DurableProperties {
     private final Duration shutdownGracePeriod;
 
     /**
-     * The queues this node works, by name, each with its concurrency (default 10) and batch-size (default 50).
+     * The queues this node works, by name, each with its concurrency (default 10) and batch-size (default 256).
      * The 'default' queue is always configured; every queue a machine names must be configured.
      */
     private final Map<String, Queue> queues;
