@@ -5,11 +5,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 import java.util.function.IntSupplier;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -51,15 +49,13 @@ final class Committer {
      * What became of a transition.
      *
      * @param continued for a committed {@code next} that kept its claim, the claimed row of the next step to run now
-     * @param refilled  for a committed transition that asked for a refill and got one, the row its commit claimed
-     *                  for the step's slot
      */
-    record Result(StepEvent.Fate fate, @Nullable ClaimedStep continued, @Nullable ClaimedStep refilled) {
+    record Result(StepEvent.Fate fate, @Nullable ClaimedStep continued) {
 
-        static final Result DISCARDED = new Result(StepEvent.Fate.DISCARDED, null, null);
+        static final Result DISCARDED = new Result(StepEvent.Fate.DISCARDED, null);
 
         Result(StepEvent.Fate fate) {
-            this(fate, null, null);
+            this(fate, null);
         }
     }
 
@@ -177,17 +173,13 @@ final class Committer {
                 List<Result> results = new ArrayList<>(batch.size());
                 for (Transition write : writes) {
                     if (applied.applied().contains(write.id())) {
-                        results.add(new Result(StepEvent.Fate.COMMITTED, applied.continued().get(write.id()),
-                                applied.refilled().get(write.id())));
+                        results.add(new Result(StepEvent.Fate.COMMITTED, applied.continued().get(write.id())));
                     } else {
                         log.warn("Outcome {} of instance {} discarded: the claim's lease was lost (the instance was "
                                 + "cancelled, or the row was reaped and may run elsewhere)", write.kind(), write.id());
                         results.add(new Result(StepEvent.Fate.FENCED));
                     }
                 }
-                applied.refilled().values().stream()
-                        .collect(Collectors.groupingBy(ClaimedStep::queue, Collectors.counting()))
-                        .forEach((queue, rows) -> events.picked(queue, rows.intValue()));
                 complete(batch, results);
                 applied.newWork().forEach(newWork);
                 return;

@@ -72,8 +72,7 @@ final class QueuePoller {
         this.lease = engine.leaseTtl();
         this.pollInterval = engine.pollInterval();
         this.batchWindowNanos = engine.batchWindow().toNanos();
-        this.slots = new QueueSlots(settings.concurrency(), settings.batchSize(), this::wake, executor::start,
-                new Refill(name, machines, nodeId));
+        this.slots = new QueueSlots(settings.concurrency(), settings.batchSize(), this::wake, executor::start);
         this.loop = new BackgroundLoop("durable-poller-" + name, this::pollOnce, lifecycle, events,
                 engine.maxRetryBackoff());
     }
@@ -113,13 +112,11 @@ final class QueuePoller {
 
     void pause() {
         paused = true;
-        slots.paused(true);
         log.info("Queue {} paused on this node", name);
     }
 
     void resume() {
         paused = false;
-        slots.paused(false);
         log.info("Queue {} resumed on this node", name);
         loop.wake();
     }

@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The slots and the claims of one queue on this node, and the only place that counts them (docs/DESIGN.md, "The life
@@ -35,10 +34,6 @@ import org.jspecify.annotations.Nullable;
  * see {@link QueuePoller}); a poller asleep for want of room is woken by the first claim that makes some, and while the
  * queue has a backlog an ended claim wakes it when the last committing claim is back or a whole batch is claimable
  * ({@link #claimEnded}).
- *
- * <p>While the queue has a backlog (its last pick, or its last refill, found as many rows as it asked for), a step
- * that ends asks the committer to claim the queue's next row in the commit of its outcome ({@link #refill()}): the
- * claim passes to that row, and the poller is not involved.
  */
 final class QueueSlots {
 
@@ -51,7 +46,6 @@ final class QueueSlots {
     private final int batchSize;
     private final Runnable wakePoller;
     private final Consumer<RunningStep> starter;
-    private final @Nullable Refill refill;
     /** Claimed rows waiting for a slot, and the free slots: changed together, under this lock. */
     private final Object lock = new Object();
     private final ArrayDeque<RunningStep> waiting = new ArrayDeque<>();
@@ -64,19 +58,15 @@ final class QueueSlots {
     private volatile boolean backlog;
     /** The poller sleeps because nothing is claimable: the first claim that makes room must wake it. */
     private volatile boolean pollerWantsRoom;
-    private volatile boolean paused;
 
     /**
      * @param starter starts a step that has just taken a slot ({@link RunningStep#begin}); must be quick
-     * @param refill  what a step's commit needs to claim the queue's next row; null: never refill
      */
-    QueueSlots(int concurrency, int batchSize, Runnable wakePoller, Consumer<RunningStep> starter,
-            @Nullable Refill refill) {
+    QueueSlots(int concurrency, int batchSize, Runnable wakePoller, Consumer<RunningStep> starter) {
         this.concurrency = concurrency;
         this.batchSize = batchSize;
         this.wakePoller = wakePoller;
         this.starter = starter;
-        this.refill = refill;
         this.free = concurrency;
     }
 
@@ -131,40 +121,19 @@ final class QueueSlots {
         }
     }
 
-    /**
-     * What a step ending now asks its commit to claim for the queue: the queue's refill while it has a backlog, is not
-     * paused on this node and holds no more claims than it may; null otherwise (the poller picks).
-     */
-    @Nullable Refill refill() {
-        return backlog && !paused && claims.get() <= concurrency + prefetch() ? refill : null;
-    }
-
-    /** Whether the queue's last pick or refill found as many rows as it asked for: more is likely waiting. */
+    /** Whether the queue's last pick found as many rows as it asked for: more is likely waiting. */
     boolean hasBacklog() {
         return backlog;
     }
 
-    /** Records whether the last pick or refill found as many rows as it asked for. */
+    /** Records whether the last pick found as many rows as it asked for. */
     void backlog(boolean backlog) {
         this.backlog = backlog;
     }
 
-    /** The queue is paused on this node (or resumed): no refill while it is. */
-    void paused(boolean paused) {
-        this.paused = paused;
-    }
-
-    /** A row was just claimed for the queue (by a pick or a refill): it holds a claim and starts when a slot is free. */
+    /** A row was just claimed for the queue by a pick: it holds a claim and starts when a slot is free. */
     void claimed(RunningStep step) {
         claims.incrementAndGet();
-        synchronized (lock) {
-            waiting.addLast(step);
-        }
-        dispatch();
-    }
-
-    /** A row a refill claimed, taking over the claim of the step whose commit claimed it: the count stays. */
-    void passed(RunningStep step) {
         synchronized (lock) {
             waiting.addLast(step);
         }

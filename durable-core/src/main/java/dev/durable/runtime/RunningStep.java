@@ -41,7 +41,7 @@ final class RunningStep {
     private volatile QueueSlots.@Nullable Slot slot;
     private volatile @Nullable Thread thread;
     private volatile boolean zombie;
-    /** Whether the outcome being committed ends the claim (not an inline chain's, not a refill's): set per commit. */
+    /** Whether the outcome being committed ends the claim (not an inline chain's): set per commit. */
     private volatile boolean commitEndsClaim;
 
     /** A row just claimed on {@code queue}: it holds one of the queue's claims and waits for a slot. */
@@ -111,7 +111,7 @@ final class RunningStep {
      * one that came before.
      *
      * @param endsClaim whether the claim ends with this commit, so that it counts as committing at its queue (room for
-     *                  the next pick); false when it goes on, on an inline chain's next step or on a refilled row
+     *                  the next pick); false when it goes on, on an inline chain's next step
      */
     boolean beginCommitting(boolean endsClaim) {
         QueueSlots.Slot freed;
@@ -152,27 +152,6 @@ final class RunningStep {
      * and its claim are given back. Idempotent.
      */
     void end() {
-        Phase before = becomeEnded();
-        if (before != Phase.ENDED) {
-            queue.claimEnded(before == Phase.COMMITTING && commitEndsClaim);
-        }
-    }
-
-    /**
-     * Over, its claim passing to the row its commit claimed for the queue (a refill): like {@link #end()}, but the
-     * claim is not given back, so the queue's count of claims never moves. Idempotent.
-     */
-    void passClaim() {
-        if (becomeEnded() == Phase.COMMITTING && commitEndsClaim) {
-            queue.commitEnded();
-        }
-    }
-
-    /**
-     * Any phase -> ENDED, detaching the thread and giving back the slot if the step still holds one (it never
-     * committed). Returns the phase before; ENDED if it had already ended, and then nothing was done.
-     */
-    private Phase becomeEnded() {
         Phase before;
         QueueSlots.Slot freed;
         synchronized (this) {
@@ -181,10 +160,13 @@ final class RunningStep {
             freed = slot;
             slot = null;
         }
-        if (before != Phase.ENDED && freed != null) {
+        if (before == Phase.ENDED) {
+            return;
+        }
+        if (freed != null) {
             freed.release(System.nanoTime() - startedNanos);
         }
-        return before;
+        queue.claimEnded(before == Phase.COMMITTING && commitEndsClaim);
     }
 
     /**

@@ -67,7 +67,7 @@ final class StepExecutor {
     }
 
     /**
-     * Takes a row just claimed on {@code queue} (by its poller, or by a refill): it holds one of the queue's claims
+     * Takes a row just claimed on {@code queue} by its poller: it holds one of the queue's claims
      * from now on, is kept alive by the heartbeat, and starts on a step thread as soon as the queue has a free slot.
      */
     void accept(ClaimedStep claimed, QueueSlots queue) {
@@ -132,9 +132,7 @@ final class StepExecutor {
                 .took(Duration.ofNanos(System.nanoTime() - running.startedNanos()).toMillis());
         boolean keepClaim = inline && running.inlineSteps() < MAX_INLINE_STEPS && transition.kind() == Outcome.Kind.NEXT
                 && transition.delayMillis() == 0 && !running.isZombie() && !draining.getAsBoolean();
-        Refill refill = keepClaim || running.isZombie() || draining.getAsBoolean() ? null
-                : running.queue().refill();
-        if (!running.beginCommitting(!keepClaim && refill == null)) {
+        if (!running.beginCommitting(!keepClaim)) {
             // Released at shutdown: the row is runnable again, the outcome is discarded.
             finished(running, decision, Committer.Result.DISCARDED);
             end(running);
@@ -142,9 +140,8 @@ final class StepExecutor {
             return;
         }
         Thread.interrupted(); // detached by beginCommitting: no interrupt comes after this one is cleared
-        Transition write = keepClaim ? transition.keepingClaim(running.inlineSteps())
-                : refill != null ? transition.refilling(refill) : transition;
-        committer.submit(write, result -> committed(running, decision, refill != null, result));
+        Transition write = keepClaim ? transition.keepingClaim(running.inlineSteps()) : transition;
+        committer.submit(write, result -> committed(running, decision, result));
     }
 
     private void returnCrashed(RunningStep running, Error error) {
@@ -166,33 +163,13 @@ final class StepExecutor {
     /**
      * On the committer's thread: the current step's transition was committed, fenced off, abandoned or discarded. The
      * claim goes on with the next step of an inline chain (which waits for a slot ahead of the queue's claimed rows),
-     * or passes to the row the commit claimed for the queue (a refill), or ends.
+     * or ends.
      */
-    private void committed(RunningStep running, StepRunner.Decision decision, boolean refilling,
-            Committer.Result result) {
+    private void committed(RunningStep running, StepRunner.Decision decision, Committer.Result result) {
         finished(running, decision, result);
         if (result.fate() == StepEvent.Fate.COMMITTED && result.continued() == null
                 && (leavesRowToPick(decision.transition()) || running.claimed().partitionKey() != null)) {
             running.queue().workMayBeDue();
-        }
-        ClaimedStep refilled = result.refilled();
-        if (refilling && result.fate() == StepEvent.Fate.COMMITTED) {
-            // A refill that came back empty: the backlog is gone, and the poller takes over again.
-            running.queue().backlog(refilled != null);
-        }
-        if (refilled != null) {
-            if (draining.getAsBoolean()) {
-                release.accept(refilled.claim());
-                end(running);
-                return;
-            }
-            // The claim passes to the refilled row: the queue's count of claims does not move.
-            running.passClaim();
-            inFlight.remove(running);
-            RunningStep next = new RunningStep(refilled, running.queue());
-            inFlight.add(next);
-            running.queue().passed(next);
-            return;
         }
         ClaimedStep next = result.continued();
         if (next == null) {

@@ -24,7 +24,6 @@ import org.jspecify.annotations.Nullable;
  * @param childrenSeen  {@code AWAIT} with a join: how many ended children the step saw, so that a join on any child
  *                      waits for one more
  * @param children      the child instances this transition starts if it commits
- * @param refill        the queue whose next row the commit claims for the step's slot, or {@code null}
  * @param suspension    {@code RETRY} only: why the row is suspended instead of retried (its stored state would lose
  *                      properties, or its upcast failed): it stays runnable but is never picked until an operator
  *                      retries it, and nothing of it but that is written (docs/DESIGN.md, "Suspension")
@@ -39,7 +38,7 @@ import org.jspecify.annotations.Nullable;
 record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
         @Nullable String stateJson, long delayMillis, List<String> awaits, @Nullable Long timeoutMillis,
         List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error, Outcome.@Nullable Join join,
-        int childrenSeen, List<NewChild> children, @Nullable Refill refill, @Nullable String suspension,
+        int childrenSeen, List<NewChild> children, @Nullable String suspension,
         @Nullable Upgrade upgrade, int continuesBefore) {
 
     /**
@@ -74,9 +73,6 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
             throw new IllegalArgumentException("only a next that keeps its claim counts the continuations before it,"
                     + " and never fewer than none: " + continuesBefore);
         }
-        if (keepsClaim && refill != null) {
-            throw new IllegalArgumentException("a next that keeps its claim keeps its slot too: it refills nothing");
-        }
         if (suspension != null && (kind != Outcome.Kind.RETRY || stateJson != null || upgrade != null
                 || delayMillis != 0)) {
             throw new IllegalArgumentException("a suspension is a retry that writes nothing but itself");
@@ -92,13 +88,13 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson, List<Long> awaitedIds,
             long delayMillis) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.NEXT, false, step, stateJson, delayMillis,
-                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null, null, null, 0);
+                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null, null, 0);
     }
 
     public static Transition retry(ClaimedStep claimed, @Nullable String stateJson, long delayMillis,
             @Nullable String error) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, stateJson,
-                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null, null, null, 0);
+                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null, null, 0);
     }
 
     public static Transition await(ClaimedStep claimed, String signal, @Nullable String stateJson,
@@ -119,17 +115,17 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     public static Transition await(ClaimedStep claimed, List<String> signals, Outcome.@Nullable Join join,
             int childrenSeen, @Nullable Long timeoutMillis, @Nullable String stateJson, List<Long> awaitedIds) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.AWAIT, false, null, stateJson, 0, signals,
-                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null, null, null, 0);
+                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null, null, 0);
     }
 
     public static Transition done(ClaimedStep claimed, String resultJson) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.DONE, false, null, null, 0, List.of(),
-                null, List.of(), resultJson, null, null, 0, List.of(), null, null, null, 0);
+                null, List.of(), resultJson, null, null, 0, List.of(), null, null, 0);
     }
 
     public static Transition stop(ClaimedStep claimed, String reason) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.STOP, false, null, null, 0, List.of(),
-                null, List.of(), null, reason, null, 0, List.of(), null, null, null, 0);
+                null, List.of(), null, reason, null, 0, List.of(), null, null, 0);
     }
 
     /**
@@ -139,7 +135,7 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
      */
     public static Transition suspend(ClaimedStep claimed, String reason) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, null, 0, List.of(),
-                null, List.of(), null, reason, null, 0, List.of(), null, reason, null, 0);
+                null, List.of(), null, reason, null, 0, List.of(), reason, null, 0);
     }
 
     private static Run runOf(ClaimedStep claimed) {
@@ -175,7 +171,7 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
      */
     public Transition keepingClaim(int continuesBefore) {
         return new Transition(claim, run, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
-                resultJson, error, join, childrenSeen, children, null, suspension, upgrade, continuesBefore);
+                resultJson, error, join, childrenSeen, children, suspension, upgrade, continuesBefore);
     }
 
     /** This transition, also starting {@code more} children when it commits. */
@@ -183,21 +179,14 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
         List<NewChild> all = new ArrayList<>(children);
         all.addAll(more);
         return new Transition(claim, run, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
-                awaitedIds, resultJson, error, join, childrenSeen, all, refill, suspension, upgrade, continuesBefore);
+                awaitedIds, resultJson, error, join, childrenSeen, all, suspension, upgrade, continuesBefore);
     }
 
     /** This transition, its step having run for {@code durationMillis}. */
     public Transition took(long durationMillis) {
         return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis), kind, keepsClaim, step,
                 stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join, childrenSeen,
-                children, refill, suspension, upgrade, continuesBefore);
-    }
-
-    /** This transition, also claiming the next row of {@code refill}'s queue for the step's slot when it commits. */
-    public Transition refilling(Refill refill) {
-        return new Transition(claim, run, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
-                awaitedIds, resultJson, error, join, childrenSeen, children, refill, suspension, upgrade,
-                continuesBefore);
+                children, suspension, upgrade, continuesBefore);
     }
 
     /**
@@ -207,7 +196,7 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
     public Transition upgrading(Upgrade upgrade) {
         return new Transition(claim, new Run(upgrade.step(), run.attempt(), run.durationMillis()), kind, keepsClaim,
                 step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join,
-                childrenSeen, children, refill, suspension, upgrade, continuesBefore);
+                childrenSeen, children, suspension, upgrade, continuesBefore);
     }
 
     /**
@@ -216,7 +205,7 @@ record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @
      */
     public Transition refused(String reason) {
         return new Transition(claim, run, Outcome.Kind.STOP, false, null, null, 0, List.of(), null, List.of(), null,
-                reason, null, 0, List.of(), null, null, null, 0);
+                reason, null, 0, List.of(), null, null, 0);
     }
 
     public long id() {

@@ -17,7 +17,6 @@ import java.util.TreeMap;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.SqlArrayValue;
@@ -28,8 +27,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The SQL that ends a step: the {@link Committer} writes a batch of {@link Transition}s here, in as few statements
  * as their kinds need — {@code next}, the inline {@code continue}, {@code retry}, the lock and the park of an
  * {@code await}, and a terminal {@code done} or {@code stop} followed by the clearing of its inbox and the count of
- * ended children at their parents; before them the children the outcomes start, and after them the refills of the
- * steps' slots — and, after an ambiguous commit, asks which of them an earlier attempt already wrote. Each write
+ * ended children at their parents; before them the children the outcomes start — and, after an ambiguous commit,
+ * asks which of them an earlier attempt already wrote. Each write
  * records its history in the same statement (docs/DESIGN.md, "History").
  *
  * <p>Every write is fenced: {@code d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token}. The
@@ -455,8 +454,6 @@ final class TransitionRepository {
     private final StatementPlanning planning;
     private final History history;
     private final TransactionTemplate ownTransaction;
-    /** The pick, run by the refills in the batch's transaction. */
-    private final ClaimRepository claims;
     private final String applyNextSql;
     private final String applyContinueSql;
     private final String applyContinueAgainSql;
@@ -474,7 +471,6 @@ final class TransitionRepository {
         this.history = history;
         this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        this.claims = new ClaimRepository(planning, history);
         this.applyNextSql = planning.qualify(APPLY_NEXT);
         this.applyContinueSql = planning.qualify(APPLY_CONTINUE);
         this.applyContinueAgainSql = planning.qualify(APPLY_CONTINUE_AGAIN);
@@ -502,30 +498,12 @@ final class TransitionRepository {
         for (Transition transition : transitions) {
             byKind.computeIfAbsent(Statement.of(transition), kind -> new ArrayList<>()).add(transition);
         }
-        // A batch written again after an ambiguous commit refills nothing: the first attempt may have claimed rows
-        // already (they are reaped, like any claim no step holds).
-        boolean refilling = !afterAmbiguousCommit
-                && transitions.stream().anyMatch(transition -> transition.refill() != null);
         boolean singleStatement = byKind.size() == 1 && !byKind.containsKey(Statement.AWAIT)
-                && !byKind.containsKey(Statement.TERMINAL) && !refilling
+                && !byKind.containsKey(Statement.TERMINAL)
                 && transitions.stream().allMatch(transition -> transition.children().isEmpty());
-        Applied result;
-        if (singleStatement) {
-            result = applyByKind(byKind, lease, false, afterAmbiguousCommit);
-        } else {
-            try {
-                result = Objects.requireNonNull(ownTransaction.execute(status -> applyByKind(byKind, lease,
-                        refilling, afterAmbiguousCommit)));
-            } catch (DuplicateKeyException e) {
-                if (!refilling) {
-                    throw e;
-                }
-                // A refill collided with another node's pick on a partition key, and the whole transaction rolled
-                // back: nothing of it was written. The batch is written again, refilling nothing.
-                result = Objects.requireNonNull(ownTransaction.execute(status -> applyByKind(byKind, lease, false,
+        Applied result = singleStatement ? applyByKind(byKind, lease, afterAmbiguousCommit)
+                : Objects.requireNonNull(ownTransaction.execute(status -> applyByKind(byKind, lease,
                         afterAmbiguousCommit)));
-            }
-        }
         if (afterAmbiguousCommit && result.applied().size() < transitions.size()) {
             Set<Long> applied = result.applied();
             List<Transition> unmatched = transitions.stream()
@@ -546,12 +524,10 @@ final class TransitionRepository {
      *
      * @param applied   the ids whose transition is (now or already) written; the others lost their lease
      * @param continued for each applied {@code continue}, the claimed row of its next step
-     * @param refilled  for each applied transition that asked for a refill and got one, the row claimed for its slot
      * @param newWork   the queues that have work to pick now: those of the children started, and of the parents
      *                  woken because their children ended
      */
-    record Applied(Set<Long> applied, Map<Long, ClaimedStep> continued, Map<Long, ClaimedStep> refilled,
-            Set<String> newWork) {
+    record Applied(Set<Long> applied, Map<Long, ClaimedStep> continued, Set<String> newWork) {
     }
 
     /** The statement that writes a transition, in the order a batch runs them. */
@@ -568,7 +544,7 @@ final class TransitionRepository {
         }
     }
 
-    private Applied applyByKind(Map<Statement, List<Transition>> byKind, Duration lease, boolean refilling,
+    private Applied applyByKind(Map<Statement, List<Transition>> byKind, Duration lease,
             boolean afterAmbiguousCommit) {
         Set<Long> applied = new HashSet<>();
         Map<Long, ClaimedStep> continued = new HashMap<>();
@@ -627,33 +603,7 @@ final class TransitionRepository {
                 newWork.addAll(childrenEnded(planning, childrenEndedSql, parents));
             }
         }
-        Map<Long, ClaimedStep> refilled = refilling ? refill(byKind, applied, lease) : Map.of();
-        return new Applied(applied, continued, refilled, newWork);
-    }
-
-    /**
-     * Claims, for each applied transition that asked for it, the next row of its queue, after the outcomes in the
-     * same transaction (so a row this very batch made runnable can be claimed too: its outcome commits with the claim).
-     * One pick per queue, as the poller's (docs/DESIGN.md, pitfall P7). A pick that collides with another node's on a
-     * partition key fails the transaction, which {@link #apply} writes again without refills (a savepoint around the
-     * pick would cost two round trips on every commit, for a collision that is rare).
-     */
-    private Map<Long, ClaimedStep> refill(Map<Statement, List<Transition>> byKind, Set<Long> applied,
-            Duration lease) {
-        Map<String, List<Transition>> byQueue = new TreeMap<>();
-        byKind.values().stream().flatMap(List::stream)
-                .filter(transition -> transition.refill() != null && applied.contains(transition.id()))
-                .forEach(transition -> byQueue.computeIfAbsent(transition.refill().queue(), queue -> new ArrayList<>())
-                        .add(transition));
-        Map<Long, ClaimedStep> refilled = new HashMap<>();
-        byQueue.forEach((queue, asking) -> {
-            Refill refill = Objects.requireNonNull(asking.get(0).refill());
-            List<ClaimedStep> claimed = claims.pick(queue, refill.machines(), asking.size(), refill.owner(), lease);
-            for (int k = 0; k < claimed.size(); k++) {
-                refilled.put(asking.get(k).id(), claimed.get(k));
-            }
-        });
-        return refilled;
+        return new Applied(applied, continued, newWork);
     }
 
     /**

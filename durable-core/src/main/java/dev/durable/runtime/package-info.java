@@ -12,8 +12,7 @@
  *   <li>the {@code Committer} commits the transition, fenced on the claim, in a group commit
  *       ({@code TransitionRepository}), and calls the step back with its {@code Committer.Result};</li>
  *   <li>the step ends ({@code RunningStep.end()}), which gives back its claim, once; an ended claim wakes the poller
- *       when a pick is worth making. A {@code next} that kept its claim queues the next step on it instead, and a
- *       refill passes the claim to the row its commit claimed.</li>
+ *       when a pick is worth making. A {@code next} that kept its claim queues the next step on it instead.</li>
  * </ol>
  * The {@code WorkProbe} finds work other nodes made, in one statement per poll interval ({@code ProbeRepository}),
  * and wakes the poller or sweep it concerns.

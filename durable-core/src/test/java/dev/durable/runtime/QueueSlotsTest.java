@@ -19,7 +19,7 @@ class QueueSlotsTest {
 
     private final AtomicInteger wakes = new AtomicInteger();
     private final List<RunningStep> started = new ArrayList<>();
-    private final QueueSlots slots = new QueueSlots(2, 3, wakes::incrementAndGet, started::add, null);
+    private final QueueSlots slots = new QueueSlots(2, 3, wakes::incrementAndGet, started::add);
 
     @Test
     void aClaimedRowStartsWhenASlotIsFreeAndItsSlotRunsTheNextRowWhileItsOutcomeCommits() {
@@ -102,7 +102,7 @@ class QueueSlotsTest {
         QueueSlots one = slowQueue(1, 3);
         RunningStep chain = claimOn(one, 1);
 
-        chain.beginCommitting(false); // an inline chain's or a refill's: the claim is not about to end
+        chain.beginCommitting(false); // an inline chain's: the claim is not about to end
 
         assertThat(one.committing()).isZero();
         assertThat(one.claimable()).isZero();
@@ -122,7 +122,7 @@ class QueueSlotsTest {
 
     @Test
     void aPollerAsleepForWantOfRoomHearsOfItHoweverManyRowsBecomeClaimableAtOnce() {
-        QueueSlots two = new QueueSlots(2, 2, wakes::incrementAndGet, step -> { }, null); // not timed: no prefetch
+        QueueSlots two = new QueueSlots(2, 2, wakes::incrementAndGet, step -> { }); // not timed: no prefetch
         RunningStep first = claimOn(two, 1);
         claimOn(two, 2);
         two.pollerWantsRoom();
@@ -219,7 +219,7 @@ class QueueSlotsTest {
 
     /** A queue of slow steps: no prefetch, so its claims are its slots. */
     private QueueSlots slowQueue(int concurrency, int batchSize) {
-        QueueSlots queue = new QueueSlots(concurrency, batchSize, wakes::incrementAndGet, step -> { }, null);
+        QueueSlots queue = new QueueSlots(concurrency, batchSize, wakes::incrementAndGet, step -> { });
         queue.recordDuration(TimeUnit.SECONDS.toNanos(1));
         return queue;
     }
@@ -237,7 +237,7 @@ class QueueSlotsTest {
     }
 
     private static int prefetchAfter(int concurrency, int batch, long stepNanos) {
-        QueueSlots queue = new QueueSlots(concurrency, batch, () -> { }, step -> { }, null);
+        QueueSlots queue = new QueueSlots(concurrency, batch, () -> { }, step -> { });
         for (int i = 0; i < 500; i++) {
             queue.recordDuration(stepNanos);
         }

@@ -74,7 +74,7 @@ class RunningStepTest {
         assertThat(Thread.interrupted()).isFalse();
     }
 
-    private final QueueSlots queue = new QueueSlots(4, 4, () -> { }, step -> { }, null);
+    private final QueueSlots queue = new QueueSlots(4, 4, () -> { }, step -> { });
 
     /** A claimed row that has taken a slot of its queue and runs. */
     private RunningStep started(ClaimedStep claimed) {
