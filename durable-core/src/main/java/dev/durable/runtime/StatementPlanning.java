@@ -29,6 +29,16 @@ final class StatementPlanning {
             WHERE n.nspname = :schema AND c.relname = 'durable_instance'
             """;
 
+    /**
+     * Appended to every statement planned at every execution, so that its text differs from the same statement sent
+     * through {@link #ordinary()}: the driver keeps one cached query per text and connection, and once it has prepared
+     * a text on the server it binds every later execution of that text to the prepared statement, whatever the prepare
+     * threshold of the statement that runs it. Without the mark, a connection that ran the pick while the table was
+     * large went on running its prepared pick after the table was emptied, which PostgreSQL re-planned from the
+     * emptied table's statistics (pitfall P13 again, through the back door: 2.7 s per pick in the benchmark).
+     */
+    static final String PLANNED_AFRESH = "\n/* durable: planned at every execution */";
+
     private final DurableSchema schema;
     /** Statements the driver may prepare on the server, so PostgreSQL may cache a generic plan for them. */
     private final JdbcClient ordinary;
@@ -40,7 +50,8 @@ final class StatementPlanning {
     StatementPlanning(DataSource dataSource, DurableSchema schema) {
         this.schema = schema;
         this.ordinary = JdbcClient.create(dataSource);
-        this.freshlyPlanned = JdbcClient.create(new FreshlyPlannedJdbcTemplate(dataSource));
+        JdbcClient unprepared = JdbcClient.create(new FreshlyPlannedJdbcTemplate(dataSource));
+        this.freshlyPlanned = sql -> unprepared.sql(sql + PLANNED_AFRESH);
     }
 
     /**
