@@ -14,13 +14,13 @@ public record QueueSettings(int concurrency, int batchSize) {
     /**
      * Ten steps at once: a queue's concurrency says how many of the user's steps may run at once against the user's
      * own systems (Spring Boot's connection pool holds ten connections by default), not what the engine can run;
-     * the prefetch keeps ten slots busy (docs/PERFORMANCE.md, "The defaults, and why").
+     * the prefetch keeps ten slots busy (docs/PERFORMANCE.md, "2026-11-26: no refill, picks of 256").
      */
     public static final int DEFAULT_CONCURRENCY = 10;
     /**
      * 256 rows: with fast steps a pick claims this many and their outcomes commit together, which drained one-step
-     * instances faster than picks of 50 or 128 at 10, 50 and 256 slots; slow steps are not affected (docs/PERFORMANCE.md,
-     * "The defaults, and why").
+     * instances faster than picks of 50 or 128 at 10, 50 and 256 slots; slow steps are not affected
+     * (docs/PERFORMANCE.md, "2026-11-26: no refill, picks of 256").
      */
     public static final int DEFAULT_BATCH_SIZE = 256;
 

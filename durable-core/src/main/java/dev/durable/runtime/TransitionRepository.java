@@ -28,8 +28,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * as their kinds need — {@code next}, the inline {@code continue}, {@code retry}, the lock and the park of an
  * {@code await}, and a terminal {@code done} or {@code stop} followed by the clearing of its inbox and the count of
  * ended children at their parents; before them the children the outcomes start — and, after an ambiguous commit,
- * asks which of them an earlier attempt already wrote. Each write
- * records its history in the same statement (docs/DESIGN.md, "History").
+ * asks which of them an earlier attempt already wrote. Each write records its history in the same statement
+ * (docs/DESIGN.md, "History").
  *
  * <p>Every write is fenced: {@code d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token}. The
  * fence is a per-claim token, not a node id, because a node can re-pick its own reaped row (docs/DESIGN.md, "Fencing"
