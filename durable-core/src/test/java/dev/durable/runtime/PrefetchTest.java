@@ -216,4 +216,32 @@ class PrefetchTest {
                 .equals("done")));
         assertThat(mostClaims).as("claims running or waiting, seen by the steps").hasValueLessThanOrEqualTo(2);
     }
+
+    /**
+     * The same at the queue's defaults (10 slots, picks of up to 256): the batch size only caps the prefetch, which
+     * follows the steps' time, so a queue of slow steps holds no more rows than its slots however large its picks.
+     */
+    @Test
+    void atTheDefaultsSlowStepsClaimNoMoreRowsThanTheSlotsWhateverTheBatchSize() {
+        AtomicInteger mostClaims = new AtomicInteger();
+        DurableEngine[] engine = new DurableEngine[1];
+        MachineDefinition slow = MachineDefinition.builder("job", 1, Job.class)
+                .step("run", (job, ctx) -> {
+                    QueueSlots slots = engine[0].poller("default").slots();
+                    mostClaims.accumulateAndGet(slots.claims() - slots.committing(), Math::max);
+                    Thread.sleep(120); // the work: 120 ms per step, past the 100 ms under which 10 slots prefetch
+                    return Outcome.done();
+                })
+                .build();
+        engine[0] = engines.start("slow-defaults", settings -> settings.queue("default", QueueSettings.defaults()),
+                slow);
+        List<Long> ids = engine[0].client().startAll("job", IntStream.range(0, 40)
+                .mapToObj(n -> StartRequest.of(new Job(n))).toList()).stream().map(r -> r.id()).toList();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream().allMatch(id -> TestDatabase.status(id)
+                .equals("done")));
+        assertThat(QueueSettings.defaults().batchSize()).isGreaterThan(QueueSettings.DEFAULT_CONCURRENCY);
+        assertThat(mostClaims).as("claims running or waiting, seen by the steps")
+                .hasValueLessThanOrEqualTo(QueueSettings.DEFAULT_CONCURRENCY);
+    }
 }
