@@ -206,11 +206,6 @@ final class QueueSlots {
         }
     }
 
-    /** A committing claim goes on (an inline chain's next step): it no longer counts as committing. */
-    void commitEnded() {
-        committing.decrementAndGet();
-    }
-
     /**
      * A claim ended: its row is no longer this node's. Wakes the poller when a pick is worth making: when it sleeps
      * for want of room ({@link #pollerWantsRoom()}), when the claim ended without a commit (its row may be runnable

@@ -185,9 +185,6 @@ final class RunningStep {
         inlineSteps++;
         interruptReason.set(null);
         thread = null; // the next step runs on a thread of its own, attached when it starts
-        if (commitEndsClaim) {
-            queue.commitEnded();
-        }
     }
 
     /**

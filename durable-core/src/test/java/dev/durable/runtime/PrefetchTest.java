@@ -196,25 +196,9 @@ class PrefetchTest {
 
     @Test
     void slowStepsClaimNoMoreRowsThanTheQueueHasSlots() {
-        AtomicInteger mostClaims = new AtomicInteger();
-        DurableEngine[] engine = new DurableEngine[1];
-        MachineDefinition slow = MachineDefinition.builder("job", 1, Job.class)
-                .step("run", (job, ctx) -> {
-                    // Claims whose outcome commits may overlap the next pick; the others run or wait for a slot.
-                    QueueSlots slots = engine[0].poller("default").slots();
-                    int committing = slots.committing();
-                    mostClaims.accumulateAndGet(slots.claims() - committing, Math::max);
-                    Thread.sleep(60); // the work: a slow step (30 ms per row waiting for two slots > the horizon)
-                    return Outcome.done();
-                })
-                .build();
-        engine[0] = engines.start("slow", settings -> settings.queue("default", new QueueSettings(2, 10)), slow);
-        List<Long> ids = engine[0].client().startAll("job", IntStream.range(0, 12)
-                .mapToObj(n -> StartRequest.of(new Job(n))).toList()).stream().map(r -> r.id()).toList();
-
-        await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream().allMatch(id -> TestDatabase.status(id)
-                .equals("done")));
-        assertThat(mostClaims).as("claims running or waiting, seen by the steps").hasValueLessThanOrEqualTo(2);
+        // 60 ms per step: 30 ms per row waiting for two slots, past the horizon.
+        assertThat(mostClaimsOfSlowSteps(new QueueSettings(2, 10), 60, 12))
+                .as("claims running or waiting, seen by the steps").isLessThanOrEqualTo(2);
     }
 
     /**
@@ -223,25 +207,33 @@ class PrefetchTest {
      */
     @Test
     void atTheDefaultsSlowStepsClaimNoMoreRowsThanTheSlotsWhateverTheBatchSize() {
+        assertThat(QueueSettings.defaults().batchSize()).isGreaterThan(QueueSettings.DEFAULT_CONCURRENCY);
+        // 120 ms per step: past the 100 ms under which 10 slots prefetch.
+        assertThat(mostClaimsOfSlowSteps(QueueSettings.defaults(), 120, 40))
+                .as("claims running or waiting, seen by the steps")
+                .isLessThanOrEqualTo(QueueSettings.DEFAULT_CONCURRENCY);
+    }
+
+    /**
+     * Runs {@code count} steps of {@code stepMillis} each on a queue of {@code queue}'s settings; the most claims the
+     * steps saw running or waiting (claims whose outcome commits may overlap the next pick, so they are left out).
+     */
+    private int mostClaimsOfSlowSteps(QueueSettings queue, long stepMillis, int count) {
         AtomicInteger mostClaims = new AtomicInteger();
         DurableEngine[] engine = new DurableEngine[1];
         MachineDefinition slow = MachineDefinition.builder("job", 1, Job.class)
                 .step("run", (job, ctx) -> {
                     QueueSlots slots = engine[0].poller("default").slots();
                     mostClaims.accumulateAndGet(slots.claims() - slots.committing(), Math::max);
-                    Thread.sleep(120); // the work: 120 ms per step, past the 100 ms under which 10 slots prefetch
+                    Thread.sleep(stepMillis); // the work: a slow step
                     return Outcome.done();
                 })
                 .build();
-        engine[0] = engines.start("slow-defaults", settings -> settings.queue("default", QueueSettings.defaults()),
-                slow);
-        List<Long> ids = engine[0].client().startAll("job", IntStream.range(0, 40)
+        engine[0] = engines.start("slow", settings -> settings.queue("default", queue), slow);
+        List<Long> ids = engine[0].client().startAll("job", IntStream.range(0, count)
                 .mapToObj(n -> StartRequest.of(new Job(n))).toList()).stream().map(r -> r.id()).toList();
-
         await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream().allMatch(id -> TestDatabase.status(id)
                 .equals("done")));
-        assertThat(QueueSettings.defaults().batchSize()).isGreaterThan(QueueSettings.DEFAULT_CONCURRENCY);
-        assertThat(mostClaims).as("claims running or waiting, seen by the steps")
-                .hasValueLessThanOrEqualTo(QueueSettings.DEFAULT_CONCURRENCY);
+        return mostClaims.get();
     }
 }
