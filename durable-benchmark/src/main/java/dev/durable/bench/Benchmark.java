@@ -41,6 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -73,7 +74,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * configuration on PostgreSQL) at equal thread counts (10, 50, 256), with the CPU per step of the JVM and of
  * PostgreSQL for each; (l) remote latency: insert on one node -> step start on another node at the default settings,
  * and db-scheduler's at a 100 ms poll; (i) what an idle node of five queues costs the database (statements, CPU) per
- * second; (y, not in {@code all}) the defaults sweep: concurrency, batch size and batch window, each varied alone.
+ * second; (y, not in {@code all}) the defaults sweep: concurrency, batch size and batch window, each varied alone;
+ * (q) quiet-node latency: on an idle engine at its defaults, a start at a random moment 0 to 2 s after the last one
+ * ended, from before {@code start()} to the step's body, p50 / p90 / p99; db-scheduler's start with its local
+ * "immediate execution" hint measured beside it in the same run, each on a pool of its own.
  * Ratios are to figures of the same run, so they hold across machines better than the absolute numbers.
  */
 public final class Benchmark {
@@ -100,6 +104,10 @@ public final class Benchmark {
     private static final int PEER_N = Integer.getInteger("bench.peerInstances", 20_000);
     private static final int[] PEER_THREADS = Arrays.stream(System.getProperty("bench.peerThreads", "10,50,256")
             .split(",")).map(String::strip).mapToInt(Integer::parseInt).toArray();
+    /** Starts measured on each side in (q). */
+    private static final int QUIET_SAMPLES = Integer.getInteger("bench.quietSamples", 300);
+    /** The longest quiet time before a start of (q), from the end of the same side's last one. */
+    private static final int QUIET_MAX_GAP_MILLIS = Integer.getInteger("bench.quietMaxGapMillis", 2_000);
     /** How long (i) watches an idle node. */
     private static final int IDLE_SECONDS = Integer.getInteger("bench.idleSeconds", 60);
     /** Rounds of (g) then (a): this machine's speed drifts, so the figures are medians over interleaved rounds. */
@@ -165,7 +173,7 @@ public final class Benchmark {
     private static Set<String> scenarios(String spec) {
         if (spec.equals("all")) {
             return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t", "r", "h", "k", "x", "l",
-                    "i", "v"));
+                    "i", "v", "q"));
         }
         return new LinkedHashSet<>(Arrays.asList(spec.split(",")));
     }
@@ -215,6 +223,9 @@ public final class Benchmark {
         }
         if (scenarios.contains("i")) {
             idleCost();
+        }
+        if (scenarios.contains("q")) {
+            quietNodeLatency();
         }
         if (scenarios.contains("t")) {
             timerAccuracy(EngineSettings.DEFAULT_POLL_INTERVAL);
@@ -793,6 +804,96 @@ public final class Benchmark {
                 database);
     }
 
+    // ------------------------------------------------------------------ (q)
+
+    /**
+     * (q) Quiet-node latency, durable beside db-scheduler in one run: from before the start call to the step's body
+     * (the task's, for db-scheduler), one start at a time on an idle node. Each side has a pool of its own of ten
+     * connections, all kept open (Spring Boot's default pool), so neither keeps the other's connections fresh: durable
+     * at its defaults (steps on virtual threads where the JVM has them, as in every scenario), db-scheduler at its
+     * defaults with immediate execution on (a task scheduled due now through the scheduler wakes its own poller).
+     * Both are warmed up by back-to-back starts; then each measured start comes at a random moment 0 to
+     * {@code bench.quietMaxGapMillis} (2 s) after the same side's last one ended, the two sides taking turns as their
+     * moments come (never both at once).
+     */
+    private void quietNodeLatency() throws Exception {
+        clean();
+        int warmUp = Math.min(200, QUIET_SAMPLES);
+        int total = warmUp + QUIET_SAMPLES;
+        long[] started = new long[total];
+        CountDownLatch[] startedLatch = latches(total);
+        MachineDefinition machine = MachineDefinition.builder("quiet", 1, Sample.class)
+                .step("only", (state, ctx) -> {
+                    started[state.index()] = System.nanoTime();
+                    startedLatch[state.index()].countDown();
+                    return Outcome.done();
+                })
+                .build();
+        try (HikariDataSource durablePool = quietPool("quiet-durable");
+                HikariDataSource peerPool = quietPool("quiet-db-scheduler");
+                DbSchedulerBaseline.Immediate peer = new DbSchedulerBaseline(dataSource, SCHEMA)
+                        .immediate(peerPool)) {
+            DurableEngine engine = engine(durablePool, MachineRegistry.of(machine), DurableListener.NONE,
+                    UnaryOperator.identity());
+            engine.start();
+            DurableClient client = engine.client();
+            for (int i = 0; i < warmUp; i++) {
+                quietStart(client, i, startedLatch);
+                peer.startAndTime();
+            }
+            long[] durable = new long[QUIET_SAMPLES];
+            long[] dbScheduler = new long[QUIET_SAMPLES];
+            int[] done = new int[2];
+            Random random = new Random(11);
+            long[] nextAt = {System.nanoTime() + quietGap(random), System.nanoTime() + quietGap(random)};
+            while (done[0] < QUIET_SAMPLES || done[1] < QUIET_SAMPLES) {
+                int side = done[1] >= QUIET_SAMPLES || (done[0] < QUIET_SAMPLES && nextAt[0] <= nextAt[1]) ? 0 : 1;
+                long wait = nextAt[side] - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait); // pacing: the quiet time before the start, not synchronization
+                }
+                if (side == 0) {
+                    int index = warmUp + done[0];
+                    long sent = quietStart(client, index, startedLatch);
+                    durable[done[0]++] = started[index] - sent;
+                } else {
+                    dbScheduler[done[1]++] = peer.startAndTime();
+                }
+                nextAt[side] = System.nanoTime() + quietGap(random);
+            }
+            engine.close();
+            note("q: durable " + describe(engine));
+            double[] durableMillis = Arrays.stream(durable).mapToDouble(nanos -> nanos / 1e6).sorted().toArray();
+            double[] peerMillis = Arrays.stream(dbScheduler).mapToDouble(nanos -> nanos / 1e6).sorted().toArray();
+            reportPercentiles("q.durable_quiet_start", durableMillis);
+            reportPercentiles("q.db_scheduler_immediate_start", peerMillis);
+            report("q.ratio_p50", percentile(durableMillis, 50) / percentile(peerMillis, 50), "x",
+                    "durable p50 / db-scheduler p50; max_gap=" + QUIET_MAX_GAP_MILLIS + "ms");
+        }
+    }
+
+    /** One start of (q): returns when it was sent (System.nanoTime), once its step has begun. */
+    private static long quietStart(DurableClient client, int index, CountDownLatch[] startedLatch)
+            throws InterruptedException {
+        long sent = System.nanoTime();
+        client.start("quiet", new Sample(index));
+        if (!startedLatch[index].await(10, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("quiet start " + index + " did not begin within 10 s");
+        }
+        return sent;
+    }
+
+    private static long quietGap(Random random) {
+        return TimeUnit.MILLISECONDS.toNanos(random.nextInt(QUIET_MAX_GAP_MILLIS + 1));
+    }
+
+    /** A pool as Spring Boot configures one by default: ten connections, all kept open. */
+    private static HikariDataSource quietPool(String name) {
+        HikariDataSource pool = TestPostgres.get().newDataSource(name, 10);
+        pool.getHikariConfigMXBean().setMinimumIdle(10);
+        return pool;
+    }
+
     // ------------------------------------------------------------------ (x)
 
     /**
@@ -1322,6 +1423,11 @@ public final class Benchmark {
 
     private DurableEngine engine(MachineRegistry machines, DurableListener listener,
             UnaryOperator<EngineSettings.Builder> adjust) {
+        return engine(dataSource, machines, listener, adjust);
+    }
+
+    private DurableEngine engine(DataSource dataSource, MachineRegistry machines, DurableListener listener,
+            UnaryOperator<EngineSettings.Builder> adjust) {
         EngineSettings.Builder settings = EngineSettings.builder()
                 .nodeName("bench")
                 .schema(SCHEMA)
@@ -1359,6 +1465,18 @@ public final class Benchmark {
                 .mapToDouble(i -> (started[i] - sent[i]) / 1e6).sorted().toArray();
         report(name + ".p50", millis[millis.length / 2], "ms", "samples=" + millis.length);
         report(name + ".p99", millis[(int) Math.ceil(millis.length * 0.99) - 1], "ms", "samples=" + millis.length);
+    }
+
+    /** p50, p90 and p99 of sorted milliseconds. */
+    private void reportPercentiles(String name, double[] sortedMillis) {
+        for (int p : new int[] {50, 90, 99}) {
+            report(name + ".p" + p, percentile(sortedMillis, p), "ms", "samples=" + sortedMillis.length);
+        }
+    }
+
+    /** The nearest-rank percentile of sorted values. */
+    private static double percentile(double[] sorted, int p) {
+        return sorted[Math.max(0, (int) Math.ceil(sorted.length * p / 100.0) - 1)];
     }
 
     private void report(String name, double value, String unit, String details) {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.durable.test.postgres.TestPostgres;
 import javax.sql.DataSource;
@@ -90,6 +91,56 @@ final class DbSchedulerBaseline {
                 Math.min(threads + 2, MAX_CONNECTIONS))) {
             pool.getHikariConfigMXBean().setConnectionTimeout(120_000);
             return drain(pool, n, threads, polling, postgresCpu);
+        }
+    }
+
+    /**
+     * db-scheduler for (q): at its defaults (ten executor threads, fetch-and-lock-on-execute polling every 10 s) with
+     * immediate execution on, over {@code pool}, its table new and empty. The caller closes it, which stops the
+     * scheduler.
+     */
+    Immediate immediate(DataSource pool) {
+        jdbc.execute("DROP TABLE IF EXISTS " + schema + ".scheduled_tasks");
+        jdbc.execute(DDL.formatted(schema));
+        return new Immediate(pool);
+    }
+
+    /** One start at a time, each scheduled due now through the scheduler itself, which wakes its own poller. */
+    final class Immediate implements AutoCloseable {
+
+        private final Scheduler scheduler;
+        private final OneTimeTask<Void> task;
+        private final AtomicLong started = new AtomicLong();
+        private volatile CountDownLatch ran = new CountDownLatch(1);
+        private int next;
+
+        private Immediate(DataSource pool) {
+            this.task = Tasks.oneTime("quiet").execute((instance, context) -> {
+                started.set(System.nanoTime());
+                ran.countDown();
+            });
+            this.scheduler = Scheduler.create(pool, task)
+                    .tableName(schema + ".scheduled_tasks")
+                    .enableImmediateExecution()
+                    .build();
+            scheduler.start();
+        }
+
+        /** Schedules one task due now and waits for its body: the time from before the call to the body. */
+        long startAndTime() throws InterruptedException {
+            CountDownLatch latch = new CountDownLatch(1);
+            ran = latch;
+            long sent = System.nanoTime();
+            scheduler.schedule(task.instance("q" + next++), Instant.now());
+            if (!latch.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("db-scheduler did not run task q" + (next - 1) + " within 10 s");
+            }
+            return started.get() - sent;
+        }
+
+        @Override
+        public void close() {
+            scheduler.stop();
         }
     }
 
