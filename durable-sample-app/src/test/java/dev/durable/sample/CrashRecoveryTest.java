@@ -18,9 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The README's demo as a test: the sample app, on its embedded PostgreSQL, is killed with SIGKILL (by the pid in its
- * pid file) while an order waits for its payment and a load of orders is on its way; started again on the same data,
- * it takes the payment and completes the order, and pays and completes the load.
+ * The sample README's crash demo as a test: the sample app, on its embedded PostgreSQL, is killed with SIGKILL (by
+ * the pid in its pid file) while an order waits for its payment and a load of orders is on its way; started again on
+ * the same data, it takes the payment and completes the order, and pays and completes the load.
  */
 class CrashRecoveryTest {
 

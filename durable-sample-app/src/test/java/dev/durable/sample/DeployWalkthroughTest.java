@@ -38,7 +38,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The starter README's "Walk a deploy with the sample": orders wait for their payment under the sample (the release
+ * The sample's README, "Deploy a changed order state": orders wait for their payment under the sample (the release
  * running now, its machine "order" v2 storing {@code Order.reservation}); the next release renames the property
  * {@code reservationId}. Each release is a real application on the tests' PostgreSQL, one after the other on the same
  * schema: the sample itself ({@link SampleApplication}), then the next release ({@link NextRelease}: the changed

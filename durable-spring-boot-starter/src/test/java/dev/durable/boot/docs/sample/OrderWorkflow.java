@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The starter's README, section "Deploy a changed order state": the sample's order workflow with the upcaster that
+ * The sample's README, section "Deploy a changed order state": the sample's order workflow with the upcaster that
  * the next release adds (the sample's DeployWalkthroughTest runs the whole of it, dev.durable.nextrelease.order).
  */
 @DurableMachine(name = OrderWorkflow.NAME, version = 3, queue = "orders", stepTimeout = "30s")
