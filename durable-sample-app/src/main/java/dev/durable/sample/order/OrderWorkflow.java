@@ -8,6 +8,7 @@ import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
 import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
+import dev.durable.boot.Upcast;
 import dev.durable.sample.SampleProperties;
 import java.time.Duration;
 import java.util.List;
@@ -16,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The order workflow: {@code reserve} the stock of every line (one {@link ReserveLine} child per line, in parallel),
@@ -24,8 +26,8 @@ import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
  * step's new state is committed before the next runs, so an order survives any crash of the application; failing
  * steps are retried with exponential backoff by {@link #onError}.
  *
- * <p>Version 2: orders have lines (version 1 had one product per order, and is no longer registered; a version-1 order
- * left in a database is reported as stranded, not run).
+ * <p>Version 2: orders have lines. Version 1 had one product per order, reserved by the order itself; its orders still
+ * in flight when version 2 is deployed run on version 2, upcast by {@link #linesFromVersion1} (SampleUpgradeTest).
  */
 @DurableMachine(name = OrderWorkflow.NAME, version = 2, queue = "orders", stepTimeout = "30s")
 // The signal's payload and the results, which the steps name only in their bodies, for a native image (durable's
@@ -51,6 +53,19 @@ public class OrderWorkflow {
         this.carrier = carrier;
         this.retry = properties.retry();
         this.paymentTimeout = properties.payment().timeout();
+    }
+
+    /**
+     * Version 1 stored the order's one product as {@code sku} and {@code quantity}: it becomes the order's one line.
+     * Everything else version 1 stored (the reservation it made, a payment) is kept as it was.
+     */
+    @Upcast(fromVersion = 1)
+    ObjectNode linesFromVersion1(ObjectNode order) {
+        ObjectNode line = order.objectNode();
+        line.set("sku", order.remove("sku"));
+        line.set("quantity", order.remove("quantity"));
+        order.putArray("lines").add(line);
+        return order;
     }
 
     /**
@@ -92,10 +107,14 @@ public class OrderWorkflow {
         }).orElseGet(() -> Outcome.await(PAYMENT, order, paymentTimeout));
     }
 
-    /** No payment in time: the stock goes back and the order ends cancelled (a late payment is then refused). */
+    /**
+     * No payment in time: the stock goes back and the order ends cancelled (a late payment is then refused). An order
+     * of version 1 reserved its stock itself, under its own id, and has no lines as children.
+     */
     @Step("cancel")
     Outcome cancel(Order order, StepContext ctx) {
         ctx.children().forEach(line -> warehouse.release(line.id()));
+        warehouse.release(ctx.instanceId());
         log.info("Order {} cancelled: no payment within {}", ctx.instanceId(), paymentTimeout);
         return Outcome.done(new Cancellation("no payment within " + paymentTimeout,
                 String.valueOf(order.reservation())));

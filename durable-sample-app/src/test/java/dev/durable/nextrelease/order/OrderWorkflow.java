@@ -7,6 +7,7 @@ import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
+import dev.durable.boot.Upcast;
 import dev.durable.sample.SampleProperties;
 import dev.durable.sample.order.Cancellation;
 import dev.durable.sample.order.Carrier;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The sample's order workflow after the change: the same steps, on the state {@link Order} whose {@code reservation}
@@ -44,6 +46,16 @@ public abstract class OrderWorkflow {
         this.carrier = carrier;
         this.retry = properties.retry();
         this.paymentTimeout = properties.payment().timeout();
+    }
+
+    /** As the sample's: version 1's one product becomes the order's one line. */
+    @Upcast(fromVersion = 1)
+    ObjectNode linesFromVersion1(ObjectNode order) {
+        ObjectNode line = order.objectNode();
+        line.set("sku", order.remove("sku"));
+        line.set("quantity", order.remove("quantity"));
+        order.putArray("lines").add(line);
+        return order;
     }
 
     @Step(value = "reserve", initial = true)
@@ -85,6 +97,7 @@ public abstract class OrderWorkflow {
     @Step("cancel")
     Outcome cancel(Order order, StepContext ctx) {
         ctx.children().forEach(line -> warehouse.release(line.id()));
+        warehouse.release(ctx.instanceId());
         return Outcome.done(new Cancellation("no payment within " + paymentTimeout,
                 String.valueOf(order.reservationId())));
     }
