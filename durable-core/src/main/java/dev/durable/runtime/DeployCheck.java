@@ -3,6 +3,8 @@ package dev.durable.runtime;
 import dev.durable.InFlightReport;
 import dev.durable.json.JsonCodec;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.deploy.DeployChecker;
+import dev.durable.runtime.deploy.DeployClassifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -75,14 +77,6 @@ public final class DeployCheck {
             droppedPaths = List.copyOf(droppedPaths);
         }
 
-        static Verdict runnable() {
-            return new Verdict(Kind.RUNNABLE, "", List.of(), null, null);
-        }
-
-        static Verdict of(Kind kind, String reason) {
-            return new Verdict(kind, reason, List.of(), null, null);
-        }
-
         /** Whether the node's code runs these instances. */
         public boolean isRunnable() {
             return kind == Kind.RUNNABLE;
@@ -142,6 +136,10 @@ public final class DeployCheck {
     private final List<Finding> findings;
     private final Set<String> machinesNotChecked;
 
+    DeployCheck(DeployChecker.Result result) {
+        this(result.report(), result.findings(), result.notChecked());
+    }
+
     DeployCheck(InFlightReport report, List<Finding> findings, Set<String> machinesNotChecked) {
         this.report = report;
         this.findings = List.copyOf(findings);
@@ -156,7 +154,7 @@ public final class DeployCheck {
         Objects.requireNonNull(report, "report must not be null");
         Objects.requireNonNull(machines, "machines must not be null");
         Objects.requireNonNull(codec, "codec must not be null");
-        return DeployChecker.againstReport(report, new DeployClassifier(machines, codec), machines);
+        return new DeployCheck(DeployChecker.againstReport(report, new DeployClassifier(machines, codec), machines));
     }
 
     /** The report the check judged. */

@@ -8,6 +8,44 @@ import dev.durable.json.JsonCodecException;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineDefinitionException;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.control.CancelRepository;
+import dev.durable.runtime.control.DefaultDurableClient;
+import dev.durable.runtime.control.QueryRepository;
+import dev.durable.runtime.control.Retention;
+import dev.durable.runtime.control.RetentionRepository;
+import dev.durable.runtime.control.SearchRepository;
+import dev.durable.runtime.control.SignalRepository;
+import dev.durable.runtime.control.StartRepository;
+import dev.durable.runtime.deploy.DeployChecker;
+import dev.durable.runtime.deploy.DeployClassifier;
+import dev.durable.runtime.deploy.DeployGuard;
+import dev.durable.runtime.deploy.InFlightRepository;
+import dev.durable.runtime.jdbc.History;
+import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.runtime.node.Heartbeat;
+import dev.durable.runtime.node.NodeRegistry;
+import dev.durable.runtime.node.NodeRepository;
+import dev.durable.runtime.node.ProbeRepository;
+import dev.durable.runtime.node.Reaper;
+import dev.durable.runtime.node.WorkProbe;
+import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.queue.Committer;
+import dev.durable.runtime.queue.InFlightSteps;
+import dev.durable.runtime.queue.QueuePoller;
+import dev.durable.runtime.queue.RunningStep;
+import dev.durable.runtime.queue.StepExecutor;
+import dev.durable.runtime.queue.TransitionRepository;
+import dev.durable.runtime.step.Claim;
+import dev.durable.runtime.step.StepRunner;
+import dev.durable.runtime.support.BackgroundLoop;
+import dev.durable.runtime.support.EngineCounters;
+import dev.durable.runtime.support.EngineEvents;
+import dev.durable.runtime.support.NodeLifecycle;
+import dev.durable.runtime.support.StoredValues;
+import dev.durable.runtime.time.AwaitDeadlines;
+import dev.durable.runtime.time.DeadlineRepository;
+import dev.durable.runtime.time.RecurringSchedules;
+import dev.durable.runtime.time.ScheduleRepository;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,6 +101,7 @@ public final class DurableEngine implements AutoCloseable {
     private final MachineRegistry machines;
     private final String nodeId;
     private final EngineEvents events;
+    private final EngineStats stats;
     private final NodeLifecycle lifecycle;
     private final ClaimRepository claims;
     private final DurableClient client;
@@ -94,7 +133,9 @@ public final class DurableEngine implements AutoCloseable {
         checkQueuesConfigured(settings, machines);
         checkStatesReadable(machines, builder.codec);
         this.nodeId = settings.nodeName() + ":" + randomSuffix();
-        this.events = new EngineEvents(builder.listener);
+        EngineCounters counters = new EngineCounters();
+        this.stats = new EngineStats(counters);
+        this.events = new EngineEvents(builder.listener, counters);
         this.lifecycle = new NodeLifecycle(nodeId, events);
         StatementPlanning planning = new StatementPlanning(builder.dataSource, DurableSchema.named(settings.schema()));
         History history = new History(settings.history(), nodeId);
@@ -159,7 +200,7 @@ public final class DurableEngine implements AutoCloseable {
         });
         WorkProbe probe = new WorkProbe(new ProbeRepository(planning), working,
                 machines.all().stream().map(MachineDefinition::name).distinct().toList(), deadlineLoop::wake,
-                scheduleLoop::wake, () -> events.stats().picked(), settings);
+                scheduleLoop::wake, () -> stats.picked(), settings);
         this.probeLoop = new BackgroundLoop(WorkProbe.NAME, probe::probe, lifecycle, events,
                 settings.maxRetryBackoff());
         Retention retention = new Retention(new RetentionRepository(planning), events, settings);
@@ -333,7 +374,7 @@ public final class DurableEngine implements AutoCloseable {
     }
 
     public EngineStats stats() {
-        return events.stats();
+        return stats;
     }
 
     /** Steps running on this node now. */
@@ -396,11 +437,11 @@ public final class DurableEngine implements AutoCloseable {
      * turn; returns how many claims it returned to runnable. A hook for tests, which reach it from this package (it is not API).
      */
     long reapNow() {
-        long before = events.stats().reaped();
+        long before = stats.reaped();
         reaper.reap();
         registry.watchStranded();
         deployGuard.onReaperRun();
-        return events.stats().reaped() - before;
+        return stats.reaped() - before;
     }
 
     /**
@@ -426,7 +467,7 @@ public final class DurableEngine implements AutoCloseable {
      * Reads the database; what it costs grows with the number of groups, not of instances.
      */
     public DeployCheck checkDeploy() {
-        return DeployChecker.againstInventory(inFlightRepository.read(), classifier, machines);
+        return new DeployCheck(DeployChecker.againstInventory(inFlightRepository.read(), classifier, machines));
     }
 
     /**

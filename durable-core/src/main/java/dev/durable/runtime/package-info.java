@@ -1,29 +1,29 @@
 /**
- * The runtime of one node: {@link dev.durable.runtime.DurableEngine}, its settings and what it reports; everything
- * else here is package-private. Inside, one step's path is a straight line, each class calling only the next
- * (docs/DESIGN.md, "The life of a step"):
+ * The runtime of one node: {@link dev.durable.runtime.DurableEngine}, its settings and what it reports. These are the
+ * package's only classes, and its public API (docs/DESIGN.md, "Public API"); the engine's parts live in internal
+ * packages, one per concern, each a layer that uses only those before it (an {@code ArchitectureTest} forbids cycles
+ * between them, any use of them from outside the runtime, and any use of the engine from them):
  * <ol>
- *   <li>a {@code QueuePoller} claims rows ({@code ClaimRepository.pick}), at most as many as its {@code QueueSlots}
- *       may hold, and hands each to the {@code StepExecutor}, which wraps it in a {@code RunningStep} and queues it at
- *       the {@code QueueSlots};</li>
- *   <li>when a {@code QueueSlots.Slot} is free, the row takes it and runs on a step thread ({@code StepRunner} calls
- *       the user's code and turns its {@code Outcome} into a {@code Transition}); the step hands the transition to
- *       the {@code Committer} and gives its slot back, which starts the next waiting row;</li>
- *   <li>the {@code Committer} commits the transition, fenced on the claim, in a group commit
- *       ({@code TransitionRepository}), and calls the step back with its {@code Committer.Result};</li>
- *   <li>the step ends ({@code RunningStep.end()}), which gives back its claim, once; an ended claim wakes the poller
- *       when a pick is worth making. A {@code next} that kept its claim queues the next step on it instead.</li>
+ *   <li>{@code jdbc}: the plumbing every repository shares ({@code StatementPlanning}, {@code DatabaseErrors},
+ *       ...);</li>
+ *   <li>{@code support}: what every part shares that is not SQL ({@code EngineEvents}, {@code BackgroundLoop},
+ *       {@code NodeLifecycle}, {@code StoredValues});</li>
+ *   <li>{@code step}: what one step decides, without threads or SQL ({@code ClaimedStep} in, {@code StepRunner},
+ *       {@code Transition} out);</li>
+ *   <li>{@code queue}: a step's path on threads (docs/DESIGN.md, "The life of a step"): a {@code QueuePoller} claims
+ *       rows ({@code ClaimRepository.pick}), at most as many as its {@code QueueSlots} may hold, and hands each to the
+ *       {@code StepExecutor}, which wraps it in a {@code RunningStep} and queues it at the {@code QueueSlots}; when a
+ *       slot is free the row runs on a step thread, hands its {@code Transition} to the {@code Committer} and gives its
+ *       slot back; the committer writes it fenced on the claim, in a group commit ({@code TransitionRepository}), and
+ *       the step ends ({@code RunningStep.end()}), which gives back its claim, once;</li>
+ *   <li>{@code time}, {@code node} and {@code deploy}, side by side: await deadlines and recurring schedules; the
+ *       node's registry, {@code Heartbeat}, {@code Reaper} and {@code WorkProbe}; the deploy check
+ *       ({@link dev.durable.runtime.DeployCheck}) and the in-flight report it reads;</li>
+ *   <li>{@code control}: the client ({@code DefaultDurableClient}): starts, signals, cancels, queries, searches, and
+ *       retention.</li>
  * </ol>
- * The {@code WorkProbe} finds work other nodes made, in one statement per poll interval ({@code ProbeRepository}),
- * and wakes the poller or sweep it concerns.
- * The {@code Heartbeat} keeps claims alive and renews the node's registration ({@code NodeRegistry}); the
- * {@code Reaper} returns crashed claims and the registry looks for stranded instances; {@code AwaitDeadlines} fires
- * the deadlines of parked instances; each runs in a supervised {@code BackgroundLoop}. The {@code DeployGuard} checks
- * at the start whether the node's code can run what is in flight ({@link dev.durable.runtime.DeployCheck}, read by
- * the {@code InFlightRepository}) and may hold the pollers back. All SQL lives in the repositories, one per part that
- * runs it ({@code ClaimRepository}, {@code TransitionRepository}, {@code StartRepository}, {@code QueryRepository},
- * {@code SignalRepository}, {@code NodeRepository}, {@code DeadlineRepository}, {@code ProbeRepository},
- * {@code InFlightRepository}, ...), sharing one {@code StatementPlanning} (docs/DESIGN.md, "Where the SQL lives").
+ * {@code DurableEngine} assembles the parts and runs their loops. Each concern's SQL sits in its package, in
+ * repositories that share the {@code jdbc} package's {@code StatementPlanning} (docs/DESIGN.md, "Where the SQL lives").
  */
 @NullMarked
 package dev.durable.runtime;

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.CancelResult;
 import dev.durable.InstanceStatus;
+import dev.durable.runtime.control.CancelRepository;
+import dev.durable.runtime.queue.TransitionRepository;
+import dev.durable.runtime.step.ClaimedStep;
+import dev.durable.runtime.step.NewInstance;
+import dev.durable.runtime.step.Transition;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;

@@ -14,6 +14,7 @@ import dev.durable.Outcome;
 import dev.durable.RetryResult;
 import dev.durable.StartOptions;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.runtime.control.RetentionRepository;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;

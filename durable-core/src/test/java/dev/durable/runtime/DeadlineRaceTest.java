@@ -3,6 +3,16 @@ package dev.durable.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.SignalResult;
+import dev.durable.runtime.control.SignalRepository;
+import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.queue.TransitionRepository;
+import dev.durable.runtime.step.ClaimedStep;
+import dev.durable.runtime.step.DefaultStepContext;
+import dev.durable.runtime.step.InboxSignal;
+import dev.durable.runtime.step.NewInstance;
+import dev.durable.runtime.step.SignalRow;
+import dev.durable.runtime.step.Transition;
+import dev.durable.runtime.time.DeadlineRepository;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -9,6 +9,8 @@ import dev.durable.DurableClient;
 import dev.durable.Outcome;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.node.Reaper;
+import dev.durable.runtime.queue.Committer;
 import dev.durable.test.postgres.TcpProxy;
 import dev.durable.test.postgres.TestPostgres;
 import dev.durable.testing.EngineFixture;

@@ -9,6 +9,7 @@ import dev.durable.Outcome;
 import dev.durable.json.JacksonJsonCodec;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.deploy.StateShapes;
 import dev.durable.testing.EngineFixture;
 import java.math.BigDecimal;
 import java.time.Instant;

@@ -3,6 +3,12 @@ package dev.durable.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.jdbc.DurableSchema;
+import dev.durable.runtime.control.StartRepository;
+import dev.durable.runtime.jdbc.History;
+import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.step.ClaimedStep;
+import dev.durable.runtime.step.NewInstance;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

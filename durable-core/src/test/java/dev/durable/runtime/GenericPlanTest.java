@@ -4,6 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.durable.jdbc.DurableSchema;
+import dev.durable.runtime.jdbc.History;
+import dev.durable.runtime.jdbc.LiteralLimits;
+import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.runtime.node.ProbeRepository;
+import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.time.DeadlineRepository;
+import dev.durable.runtime.time.ScheduleRepository;
 import dev.durable.test.postgres.TestPostgres;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;

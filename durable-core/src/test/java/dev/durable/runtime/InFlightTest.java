@@ -6,6 +6,7 @@ import dev.durable.DurableClient;
 import dev.durable.InFlightReport;
 import dev.durable.Outcome;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.runtime.deploy.InFlightRepository;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
 import java.nio.file.Path;

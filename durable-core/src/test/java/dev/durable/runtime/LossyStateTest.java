@@ -15,6 +15,7 @@ import dev.durable.json.JacksonJsonCodec;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.machine.StateUpcaster;
+import dev.durable.runtime.deploy.DeployClassifier;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.LogCapture;
 import dev.durable.testing.TestDatabase;

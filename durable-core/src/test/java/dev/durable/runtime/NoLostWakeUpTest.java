@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.SignalResult;
 import dev.durable.StartResult;
+import dev.durable.runtime.control.SignalRepository;
+import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.queue.TransitionRepository;
+import dev.durable.runtime.step.ClaimedStep;
+import dev.durable.runtime.step.NewInstance;
+import dev.durable.runtime.step.Transition;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
 import java.time.Duration;

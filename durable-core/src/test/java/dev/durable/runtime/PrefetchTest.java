@@ -7,6 +7,7 @@ import dev.durable.CancelResult;
 import dev.durable.Outcome;
 import dev.durable.StartRequest;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.runtime.queue.QueueSlots;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.durable.Outcome;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.node.WorkProbe;
+import dev.durable.runtime.queue.QueuePoller;
 import dev.durable.testing.CountingDataSource;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;

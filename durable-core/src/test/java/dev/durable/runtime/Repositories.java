@@ -1,6 +1,16 @@
 package dev.durable.runtime;
 
 import dev.durable.jdbc.DurableSchema;
+import dev.durable.runtime.control.CancelRepository;
+import dev.durable.runtime.control.RetentionRepository;
+import dev.durable.runtime.control.SignalRepository;
+import dev.durable.runtime.control.StartRepository;
+import dev.durable.runtime.jdbc.History;
+import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.queue.TransitionRepository;
+import dev.durable.runtime.time.DeadlineRepository;
+import dev.durable.runtime.time.ScheduleRepository;
 import dev.durable.testing.TestDatabase;
 
 /**

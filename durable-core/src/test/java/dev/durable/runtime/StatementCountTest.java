@@ -4,6 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.Outcome;
 import dev.durable.jdbc.DurableSchema;
+import dev.durable.runtime.control.SignalRepository;
+import dev.durable.runtime.control.StartRepository;
+import dev.durable.runtime.jdbc.History;
+import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.queue.TransitionRepository;
+import dev.durable.runtime.step.Claim;
+import dev.durable.runtime.step.ClaimedStep;
+import dev.durable.runtime.step.NewChild;
+import dev.durable.runtime.step.NewInstance;
+import dev.durable.runtime.step.Transition;
 import dev.durable.testing.CountingDataSource;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;

@@ -17,6 +17,8 @@ import dev.durable.RetryResult;
 import dev.durable.StartOptions;
 import dev.durable.StartResult;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.runtime.control.RetentionRepository;
+import dev.durable.runtime.queue.ClaimRepository;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;

@@ -2,6 +2,7 @@ package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durable.runtime.support.BackgroundLoop;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;

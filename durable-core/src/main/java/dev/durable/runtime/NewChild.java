@@ -1,8 +1,0 @@
-package dev.durable.runtime;
-
-/**
- * One child instance that a transition starts if it commits: the row to insert (its parent is the transition's
- * instance) and whether cancelling the parent cancels it (docs/DESIGN.md, "Children").
- */
-record NewChild(NewInstance row, boolean cancelWithParent) {
-}

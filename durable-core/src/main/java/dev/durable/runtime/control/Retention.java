@@ -1,0 +1,77 @@
+package dev.durable.runtime.control;
+
+import dev.durable.InstanceStatus;
+import dev.durable.runtime.EngineSettings;
+import dev.durable.runtime.support.EngineEvents;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes ended instances, with their signals, once they are older than their status's retention
+ * ({@code retention.done}, {@code retention.failed}, {@code retention.cancelled}; unset or zero keeps them). Every
+ * node sweeps; the batches of concurrent sweeps are disjoint (SKIP LOCKED), so no node deletes what another already
+ * took and none needs to lead. Each batch is a statement of its own, a short transaction that locks only ended rows (docs/DESIGN.md,
+ * "Retention").
+ */
+public final class Retention {
+
+    public static final String NAME = "durable-retention";
+
+    /**
+     * After a full batch the sweep pauses this many times as long as the batch took, so that a backlog is deleted in
+     * the background with at most a fifth of the sweep's time spent deleting, and the steps running meanwhile keep
+     * most of the database (docs/DESIGN.md, "Retention").
+     */
+    static final int PAUSE_PER_BATCH_TIME = 4;
+
+    private static final Logger log = LoggerFactory.getLogger(Retention.class);
+
+    private final RetentionRepository repository;
+    private final EngineEvents events;
+    private final EngineSettings settings;
+    private final Map<InstanceStatus, Duration> keep = new LinkedHashMap<>();
+
+    public Retention(RetentionRepository repository, EngineEvents events, EngineSettings settings) {
+        this.repository = repository;
+        this.events = events;
+        this.settings = settings;
+        put(InstanceStatus.DONE, settings.retentionDone());
+        put(InstanceStatus.FAILED, settings.retentionFailed());
+        put(InstanceStatus.CANCELLED, settings.retentionCancelled());
+    }
+
+    private void put(InstanceStatus status, @Nullable Duration age) {
+        if (age != null && !age.isZero()) {
+            keep.put(status, age);
+        }
+    }
+
+    /** Whether any status has a retention; without one the sweep never runs. */
+    public boolean enabled() {
+        return !keep.isEmpty();
+    }
+
+    /**
+     * One sweep: a batch of each status that has a retention. Returns the pause before the next: while batches come
+     * back full, {@link #PAUSE_PER_BATCH_TIME} times as long as this sweep took; then the retention interval.
+     */
+    public Duration sweep() {
+        int batch = settings.retentionBatchSize();
+        boolean more = false;
+        long begin = System.nanoTime();
+        for (Map.Entry<InstanceStatus, Duration> entry : keep.entrySet()) {
+            int deleted = repository.deleteExpired(entry.getKey(), entry.getValue(), batch);
+            events.retentionDeleted(deleted);
+            more |= deleted == batch;
+            if (deleted > 0) {
+                log.debug("Deleted {} {} instances older than {}", deleted, entry.getKey().label(), entry.getValue());
+            }
+        }
+        return more ? Duration.ofNanos((System.nanoTime() - begin) * PAUSE_PER_BATCH_TIME)
+                : settings.retentionInterval();
+    }
+}

@@ -1,0 +1,259 @@
+package dev.durable.runtime.control;
+
+import dev.durable.DurableInstance;
+import dev.durable.InstanceQuery;
+import dev.durable.InstanceStatus;
+import dev.durable.json.JsonCodec;
+import dev.durable.runtime.jdbc.StatementPlanning;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The SQL of finding instances by what an application or an operator knows of them, for the
+ * {@link DefaultDurableClient}: a page of the instances an {@link InstanceQuery} selects, the holder of a unique key,
+ * and the locks the bulk operations and the operations addressed by unique key take before they act
+ * (docs/DESIGN.md, "Finding instances").
+ *
+ * <p>Every criterion of a query is optional, so each statement tests each one as {@code (:x IS NULL OR column = :x)}
+ * and goes through {@link StatementPlanning#freshlyPlanned()}: planned for the values given, the tests of unset
+ * criteria fold away and a key that is set is reached through its index. Statuses are bound as an array literal of
+ * unspecified type, which PostgreSQL reads as {@code durable_status[]} at bind time, so the plan sees constant
+ * statuses and can match the partial indexes of one status. The reads join the caller's Spring transaction, if any;
+ * the locks and the action that follows them run in it, or in a transaction of their own.
+ */
+public final class SearchRepository {
+
+    // A page, oldest first. Every criterion is optional (NULL: not set); :statuses is never NULL (every status when
+    // the query names none). Ids start at 1, so afterId 0 reads from the first.
+    // A suspended instance is a runnable row with a reason (docs/DESIGN.md, "Suspension"): :statuses names the stored
+    // statuses (runnable for suspended), :suspended and :plainRunnable which of the two kinds of runnable rows are
+    // wanted, and :onlySuspended that nothing else is, so that the plan can read the index of suspended rows.
+    public static final String SEARCH = """
+            /* durable: search */
+            SELECT id, machine, machine_version, step,
+                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
+                       AS status,
+                   queue, priority, partition_key, awaits,
+                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
+                   unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
+                   result::text AS result, created_at, updated_at, parent_id
+            FROM {schema}.durable_instance
+            WHERE id > :afterId
+              AND status = ANY (:statuses)
+              AND (suspension IS NULL OR CAST(:suspended AS boolean))
+              AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
+              AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
+              AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+              AND (CAST(:machine AS text) IS NULL OR machine = :machine)
+              AND (CAST(:version AS integer) IS NULL OR machine_version = :version)
+              AND (CAST(:step AS text) IS NULL OR step = :step)
+              AND (CAST(:uniqueKey AS text) IS NULL OR unique_key = :uniqueKey)
+              AND (CAST(:correlationKey AS text) IS NULL OR correlation_key = :correlationKey)
+              AND (CAST(:createdFrom AS timestamptz) IS NULL OR created_at >= :createdFrom)
+              AND (CAST(:createdBefore AS timestamptz) IS NULL OR created_at < :createdBefore)
+              AND (CAST(:updatedFrom AS timestamptz) IS NULL OR updated_at >= :updatedFrom)
+              AND (CAST(:updatedBefore AS timestamptz) IS NULL OR updated_at < :updatedBefore)
+              AND (CAST(:errorContains AS text) IS NULL
+                   OR position(lower(:errorContains) IN lower(last_error)) > 0)
+            ORDER BY id
+            LIMIT :limit
+            """;
+
+    // SEARCH newest first: the same criteria, the keyset and the order reversed (afterId 0: from the newest).
+    public static final String SEARCH_NEWEST_FIRST = """
+            /* durable: search newest first */
+            SELECT id, machine, machine_version, step,
+                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
+                       AS status,
+                   queue, priority, partition_key, awaits,
+                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
+                   unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
+                   result::text AS result, created_at, updated_at, parent_id
+            FROM {schema}.durable_instance
+            WHERE (CAST(:afterId AS bigint) = 0 OR id < :afterId)
+              AND status = ANY (:statuses)
+              AND (suspension IS NULL OR CAST(:suspended AS boolean))
+              AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
+              AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
+              AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+              AND (CAST(:machine AS text) IS NULL OR machine = :machine)
+              AND (CAST(:version AS integer) IS NULL OR machine_version = :version)
+              AND (CAST(:step AS text) IS NULL OR step = :step)
+              AND (CAST(:uniqueKey AS text) IS NULL OR unique_key = :uniqueKey)
+              AND (CAST(:correlationKey AS text) IS NULL OR correlation_key = :correlationKey)
+              AND (CAST(:createdFrom AS timestamptz) IS NULL OR created_at >= :createdFrom)
+              AND (CAST(:createdBefore AS timestamptz) IS NULL OR created_at < :createdBefore)
+              AND (CAST(:updatedFrom AS timestamptz) IS NULL OR updated_at >= :updatedFrom)
+              AND (CAST(:updatedBefore AS timestamptz) IS NULL OR updated_at < :updatedBefore)
+              AND (CAST(:errorContains AS text) IS NULL
+                   OR position(lower(:errorContains) IN lower(last_error)) > 0)
+            ORDER BY id DESC
+            LIMIT :limit
+            """;
+
+    // The page a bulk operation acts on, locked: the criteria of SEARCH, oldest first, locked in id order like every
+    // multi-row statement (docs/DESIGN.md, pitfall P4). A row another transaction is changing is waited for and its
+    // criteria are checked again on the row as that transaction left it (READ COMMITTED re-checks the WHERE of a
+    // locking read), so a row that no longer matches is left out and the page filled from further on: the action
+    // that follows acts only on rows that match as it acts.
+    public static final String LOCK_PAGE = """
+            /* durable: lock page */
+            SELECT id
+            FROM {schema}.durable_instance
+            WHERE id > :afterId
+              AND status = ANY (:statuses)
+              AND (suspension IS NULL OR CAST(:suspended AS boolean))
+              AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
+              AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
+              AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+              AND (CAST(:machine AS text) IS NULL OR machine = :machine)
+              AND (CAST(:version AS integer) IS NULL OR machine_version = :version)
+              AND (CAST(:step AS text) IS NULL OR step = :step)
+              AND (CAST(:uniqueKey AS text) IS NULL OR unique_key = :uniqueKey)
+              AND (CAST(:correlationKey AS text) IS NULL OR correlation_key = :correlationKey)
+              AND (CAST(:createdFrom AS timestamptz) IS NULL OR created_at >= :createdFrom)
+              AND (CAST(:createdBefore AS timestamptz) IS NULL OR created_at < :createdBefore)
+              AND (CAST(:updatedFrom AS timestamptz) IS NULL OR updated_at >= :updatedFrom)
+              AND (CAST(:updatedBefore AS timestamptz) IS NULL OR updated_at < :updatedBefore)
+              AND (CAST(:errorContains AS text) IS NULL
+                   OR position(lower(:errorContains) IN lower(last_error)) > 0)
+            ORDER BY id
+            LIMIT :limit
+            FOR NO KEY UPDATE
+            """;
+
+    // The instance holding a unique key now, through the unique index (docs/DESIGN.md, "Uniqueness").
+    public static final String FIND_HOLDER = """
+            /* durable: find unique key holder */
+            SELECT id, machine, machine_version, step,
+                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
+                       AS status,
+                   queue, priority, partition_key, awaits,
+                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
+                   unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
+                   result::text AS result, created_at, updated_at, parent_id
+            FROM {schema}.durable_instance
+            WHERE unique_guard = :uniqueKey
+            """;
+
+    // The holder of a unique key, locked, for a signal or a cancel addressed by the key. The lock waits for a
+    // transaction changing the row, and the key is checked again on the row it left: a holder that left its scope
+    // meanwhile (it ended) is no holder. The signal or cancel that follows, in the same transaction, then locks the
+    // row by id as it always does, and finds it as this lock left it.
+    public static final String LOCK_HOLDER = """
+            /* durable: lock unique key holder */
+            SELECT id
+            FROM {schema}.durable_instance
+            WHERE unique_guard = :uniqueKey
+            FOR NO KEY UPDATE
+            """;
+
+    /** The statuses bound when a query names none: every one (the column is never NULL). */
+    private static final String EVERY_STATUS = statusArray(Arrays.asList(InstanceStatus.values()));
+
+    private final StatementPlanning planning;
+    /** Joins the caller's transaction on the engine's DataSource, or begins one for a lock and its action. */
+    private final TransactionTemplate transaction;
+    private final String searchSql;
+    private final String searchNewestFirstSql;
+    private final String lockPageSql;
+    private final String findHolderSql;
+    private final String lockHolderSql;
+
+    public SearchRepository(DataSource dataSource, StatementPlanning planning) {
+        this.planning = planning;
+        this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        this.searchSql = planning.qualify(SEARCH);
+        this.searchNewestFirstSql = planning.qualify(SEARCH_NEWEST_FIRST);
+        this.lockPageSql = planning.qualify(LOCK_PAGE);
+        this.findHolderSql = planning.qualify(FIND_HOLDER);
+        this.lockHolderSql = planning.qualify(LOCK_HOLDER);
+    }
+
+    /** The page {@code query} selects, in its order; states and results read with {@code codec}. */
+    List<DurableInstance> search(InstanceQuery query, JsonCodec codec) {
+        String sql = query.order() == InstanceQuery.Order.NEWEST_FIRST ? searchNewestFirstSql : searchSql;
+        return bind(planning.freshlyPlanned().sql(sql), query)
+                .query((rs, i) -> InstanceRow.read(rs, codec))
+                .list();
+    }
+
+    /** The instance holding {@code uniqueKey} now, if any. */
+    Optional<DurableInstance> holder(String uniqueKey, JsonCodec codec) {
+        return planning.ordinary().sql(findHolderSql).param("uniqueKey", uniqueKey)
+                .query((rs, i) -> InstanceRow.read(rs, codec))
+                .optional();
+    }
+
+    /**
+     * Locks the page {@code query} selects, oldest first whatever its order, and runs {@code action} on the ids of
+     * its rows (ascending; empty for none) in the same transaction, the caller's or one of its own.
+     */
+    <T> T withLockedPage(InstanceQuery query, Function<List<Long>, T> action) {
+        return transaction.execute(status -> action.apply(
+                bind(planning.freshlyPlanned().sql(lockPageSql), query).query(Long.class).list()));
+    }
+
+    /**
+     * Locks the holder of {@code uniqueKey} and runs {@code action} on its id ({@code null} when no instance holds
+     * the key) in the same transaction, the caller's or one of its own.
+     */
+    <T> T withLockedHolder(String uniqueKey, Function<@Nullable Long, T> action) {
+        return transaction.execute(status -> action.apply(planning.ordinary().sql(lockHolderSql)
+                .param("uniqueKey", uniqueKey).query(Long.class).optional().orElse(null)));
+    }
+
+    /** Binds the criteria of {@code query}, each with its SQL type, so that a NULL needs no look-up of its type. */
+    private static JdbcClient.StatementSpec bind(JdbcClient.StatementSpec statement, InstanceQuery query) {
+        return statement
+                .param("afterId", query.afterId())
+                .param("statuses", query.statuses().isEmpty() ? EVERY_STATUS : statusArray(query.statuses()),
+                        Types.OTHER)
+                .param("suspended", wants(query, InstanceStatus.SUSPENDED))
+                .param("plainRunnable", wants(query, InstanceStatus.RUNNABLE))
+                .param("onlySuspended", query.statuses().equals(Set.of(InstanceStatus.SUSPENDED)))
+                .param("queue", query.queue(), Types.VARCHAR)
+                .param("machine", query.machine(), Types.VARCHAR)
+                .param("version", query.version(), Types.INTEGER)
+                .param("step", query.step(), Types.VARCHAR)
+                .param("uniqueKey", query.uniqueKey(), Types.VARCHAR)
+                .param("correlationKey", query.correlationKey(), Types.VARCHAR)
+                .param("createdFrom", timestamp(query.createdFrom()), Types.TIMESTAMP_WITH_TIMEZONE)
+                .param("createdBefore", timestamp(query.createdBefore()), Types.TIMESTAMP_WITH_TIMEZONE)
+                .param("updatedFrom", timestamp(query.updatedFrom()), Types.TIMESTAMP_WITH_TIMEZONE)
+                .param("updatedBefore", timestamp(query.updatedBefore()), Types.TIMESTAMP_WITH_TIMEZONE)
+                .param("errorContains", query.errorContains(), Types.VARCHAR)
+                .param("limit", query.limit());
+    }
+
+    private static boolean wants(InstanceQuery query, InstanceStatus status) {
+        return query.statuses().isEmpty() || query.statuses().contains(status);
+    }
+
+    /**
+     * A PostgreSQL array literal of the stored statuses of {@code statuses}, e.g. {@code {failed,cancelled}}: labels
+     * need no quoting; a suspended instance is stored as runnable.
+     */
+    private static String statusArray(Collection<InstanceStatus> statuses) {
+        return statuses.stream().map(status -> status == InstanceStatus.SUSPENDED ? InstanceStatus.RUNNABLE : status)
+                .distinct().map(InstanceStatus::label).collect(Collectors.joining(",", "{", "}"));
+    }
+
+    private static @Nullable OffsetDateTime timestamp(@Nullable Instant instant) {
+        return instant == null ? null : instant.atOffset(ZoneOffset.UTC);
+    }
+}

@@ -1,0 +1,105 @@
+package dev.durable.runtime.control;
+
+import dev.durable.InstanceStatus;
+import dev.durable.SignalResult;
+import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.queue.TransitionRepository;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL of sending a signal, for the {@link DefaultDurableClient}: delivery. (A step's inbox is read by the pick
+ * of {@link ClaimRepository}, and its awaited signals are consumed by the {@code next} of
+ * {@link TransitionRepository}.)
+ *
+ * <p>Delivery joins the caller's Spring transaction, if any. It locks an instance row by its key, so it goes through
+ * {@link StatementPlanning#hot()} like the pick.
+ */
+public final class SignalRepository {
+
+    // One statement, in this order:
+    // 1. lock the instance row by id, and by id only: a status filter evaluated on a stale snapshot would miss a
+    //    park committed a moment ago (docs/DESIGN.md, pitfall P1). The lock waits for a park in progress and returns
+    //    the row as the park left it;
+    // 2. store the signal unless the instance is missing or terminal, deduplicated on (instance_id, dedup_key);
+    // 3. wake the instance if it is parked on this name (the one in awaits, or one of an await set) and the signal
+    //    was stored; a deadline it also had stays, and the woken step, finding the signal, did not time out;
+    // 4. for an ended instance, say whether this dedup key reached it before (its tombstone outlives the end), so a
+    //    webhook redelivered after the instance finished is answered "deduplicated", not "refused".
+    // The park takes the same row lock, then re-checks the inbox in a later statement, so whichever of the two
+    // comes second sees the other: no wake-up is lost.
+    public static final String DELIVER = """
+            /* durable: deliver signal */
+            WITH target AS (
+                SELECT id, status, awaits, awaits_set, queue
+                FROM {schema}.durable_instance
+                WHERE id = :instanceId
+                FOR NO KEY UPDATE
+            ), stored AS (
+                INSERT INTO {schema}.durable_signal (instance_id, name, payload, dedup_key)
+                SELECT t.id, :name, CAST(:payload AS jsonb), :dedupKey
+                FROM target t
+                WHERE t.status IN ('runnable', 'executing', 'awaiting_signal')
+                ON CONFLICT (instance_id, dedup_key) DO NOTHING
+                RETURNING id
+            ), woken AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable', eligible_at = now(), updated_at = now()
+                FROM target t
+                WHERE d.id = t.id AND t.status = 'awaiting_signal'
+                  AND (t.awaits = :name OR :name = ANY (t.awaits_set))
+                  AND EXISTS (SELECT 1 FROM stored)
+                RETURNING d.id
+            )
+            SELECT t.status::text AS status, t.queue,
+                   EXISTS (SELECT 1 FROM stored) AS stored,
+                   EXISTS (SELECT 1 FROM woken) AS woken,
+                   EXISTS (SELECT 1 FROM {schema}.durable_signal s
+                           WHERE s.instance_id = t.id AND s.dedup_key = :dedupKey) AS seen
+            FROM target t
+            """;
+
+    private final StatementPlanning planning;
+    private final String deliverSql;
+
+    public SignalRepository(StatementPlanning planning) {
+        this.planning = planning;
+        this.deliverSql = planning.qualify(DELIVER);
+    }
+
+    /**
+     * Delivers one signal in one statement.
+     *
+     * @param payloadJson the payload as JSON text, or {@code null} for none
+     */
+    public DeliveryReport deliver(long instanceId, String name, @Nullable String payloadJson,
+            @Nullable String dedupKey) {
+        return planning.hot().sql(deliverSql)
+                .param("instanceId", instanceId)
+                .param("name", name)
+                .param("payload", payloadJson)
+                .param("dedupKey", dedupKey)
+                .query((rs, i) -> {
+                    InstanceStatus status = InstanceStatus.fromLabel(rs.getString("status"));
+                    SignalResult.Delivery delivery = status.isTerminal()
+                            ? rs.getBoolean("seen")
+                                    ? SignalResult.Delivery.DEDUPLICATED
+                                    : SignalResult.Delivery.REFUSED_TERMINAL_INSTANCE
+                            : rs.getBoolean("stored")
+                                    ? SignalResult.Delivery.DELIVERED
+                                    : SignalResult.Delivery.DEDUPLICATED;
+                    return new DeliveryReport(new SignalResult(instanceId, delivery, rs.getBoolean("woken")),
+                            rs.getString("queue"));
+                })
+                .optional()
+                .orElseGet(() -> new DeliveryReport(
+                        new SignalResult(instanceId, SignalResult.Delivery.REFUSED_UNKNOWN_INSTANCE, false), null));
+    }
+
+    /**
+     * A delivery's result and the queue of the addressed instance ({@code null} when there is none), so the
+     * sender's node can wake its poller.
+     */
+    public record DeliveryReport(SignalResult result, @Nullable String queue) {
+    }
+}

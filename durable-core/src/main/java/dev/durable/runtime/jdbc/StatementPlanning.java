@@ -1,0 +1,97 @@
+package dev.durable.runtime.jdbc;
+
+import dev.durable.jdbc.DurableSchema;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * How the repositories' statements reach PostgreSQL: written for the engine's schema, and sent through a client
+ * that lets PostgreSQL cache their plans or one that has them planned at every execution (docs/DESIGN.md,
+ * "Statement planning"). One instance is shared by every repository of an engine, so the policy is decided in one
+ * place and the reaper's look at the statistics serves them all.
+ *
+ * <p>While the statistics say {@code durable_instance} is small, a plan cached from them may scan it in a nested
+ * loop, and picks on a table that has since grown took seconds (docs/DESIGN.md, pitfall P13; see
+ * {@link FreshlyPlannedJdbcTemplate}): the hot statements are then planned at every execution, from the table's
+ * real size. Once the statistics describe a sizeable table, plans made from them reach rows through the indexes and
+ * stay good as the table grows, so the hot statements are prepared on the server again and their plans cached (a
+ * generic plan saves about a millisecond of planning per batch).
+ */
+public final class StatementPlanning {
+
+    /** Below this many rows by the statistics' estimate, hot statements are planned at every execution. */
+    public static final long SMALL_TABLE_ROWS = 10_000;
+
+    static final String TABLE_SIZE_ESTIMATE = """
+            /* durable: table size estimate */
+            SELECT c.reltuples::bigint
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = :schema AND c.relname = 'durable_instance'
+            """;
+
+    /**
+     * Appended to every statement planned at every execution, so that its text differs from the same statement sent
+     * through {@link #ordinary()}: the driver keeps one cached query per text and connection, and once it has prepared
+     * a text on the server it binds every later execution of that text to the prepared statement, whatever the prepare
+     * threshold of the statement that runs it. Without the mark, a connection that ran the pick while the table was
+     * large went on running its prepared pick after the table was emptied, which PostgreSQL re-planned from the
+     * emptied table's statistics (pitfall P13 again, through the back door: 2.7 s per pick in the benchmark).
+     */
+    static final String PLANNED_AFRESH = "\n/* durable: planned at every execution */";
+
+    private final DurableSchema schema;
+    /** Statements the driver may prepare on the server, so PostgreSQL may cache a generic plan for them. */
+    private final JdbcClient ordinary;
+    /** The same statements planned at every execution: see {@link #hot()}. */
+    private final JdbcClient freshlyPlanned;
+    /** Whether the table's statistics describe it as small; until the first look, assume they do. */
+    private volatile boolean statisticsSaySmall = true;
+
+    public StatementPlanning(DataSource dataSource, DurableSchema schema) {
+        this.schema = schema;
+        this.ordinary = JdbcClient.create(dataSource);
+        JdbcClient unprepared = JdbcClient.create(new FreshlyPlannedJdbcTemplate(dataSource));
+        this.freshlyPlanned = sql -> unprepared.sql(sql + PLANNED_AFRESH);
+    }
+
+    /**
+     * A repository's statement as sent: every {@code {schema}} replaced by the schema's name, validated by
+     * {@link DurableSchema} (identifiers cannot be bound as parameters; values always are).
+     */
+    public String qualify(String statement) {
+        return statement.replace("{schema}", schema.name());
+    }
+
+    /**
+     * The client of the hot statements: pick, outcome writes, heartbeat, reap, the release statements, the
+     * hand-back after an Error, and signal delivery (which locks an instance row by its key). Planned at every
+     * execution while the statistics say the table is small, else the {@link #ordinary()} client.
+     */
+    public JdbcClient hot() {
+        return statisticsSaySmall ? freshlyPlanned : ordinary;
+    }
+
+    /**
+     * The client of the searches ({@code SearchRepository}), planned at every execution whatever the table's size:
+     * their criteria are each optional, and a plan made for the values given drops the tests of the criteria not set
+     * and reaches a key that is set through its index. A cached generic plan would be one plan for every combination.
+     */
+    public JdbcClient freshlyPlanned() {
+        return freshlyPlanned;
+    }
+
+    /** The client of the statements off the step's path (inserts, reads, node registration): plans may be cached. */
+    public JdbcClient ordinary() {
+        return ordinary;
+    }
+
+    /**
+     * Looks at what the table's statistics say about its size (the estimate autovacuum's ANALYZE keeps), so that
+     * {@link #hot()} knows whether cached plans can be trusted. The reaper calls it on every run.
+     */
+    public void refresh() {
+        Long estimate = ordinary.sql(TABLE_SIZE_ESTIMATE).param("schema", schema.name()).query(Long.class).optional()
+                .orElse(-1L);
+        statisticsSaySmall = estimate < SMALL_TABLE_ROWS; // -1: never analyzed
+    }
+}

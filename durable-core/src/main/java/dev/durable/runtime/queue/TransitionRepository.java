@@ -1,0 +1,786 @@
+package dev.durable.runtime.queue;
+
+import dev.durable.InstanceStatus;
+import dev.durable.Outcome;
+import dev.durable.runtime.jdbc.History;
+import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.runtime.step.ClaimedStep;
+import dev.durable.runtime.step.NewChild;
+import dev.durable.runtime.step.NewInstance;
+import dev.durable.runtime.step.Transition;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.SqlArrayValue;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The SQL that ends a step: the {@link Committer} writes a batch of {@link Transition}s here, in as few statements
+ * as their kinds need — {@code next}, the inline {@code continue}, {@code retry}, the lock and the park of an
+ * {@code await}, and a terminal {@code done} or {@code stop} followed by the clearing of its inbox and the count of
+ * ended children at their parents; before them the children the outcomes start — and, after an ambiguous commit,
+ * asks which of them an earlier attempt already wrote. Each write records its history in the same statement
+ * (docs/DESIGN.md, "History").
+ *
+ * <p>Every write is fenced: {@code d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token}. The
+ * fence is a per-claim token, not a node id, because a node can re-pick its own reaped row (docs/DESIGN.md, "Fencing"
+ * and pitfall P3); a write that matches no row lost its lease and changes nothing. The status is compared as text so
+ * that it cannot match the predicate of the partial index of leases ({@code WHERE status = 'executing'}): with it,
+ * a cached generic plan (which expects ten rows from {@code unnest}) walked the executing rows through that index
+ * and, for each, scanned the whole batch ({@code d.id = ANY (:id)} beside the join led the planner there too), so an
+ * outcome statement of 300 rows took 67 ms instead of 12, growing with the square of the batch (pitfall P19). Without
+ * both, each row of the batch is reached by its primary key: the cost grows with the batch, not the table. In each
+ * statement, a NULL state (the step kept its state) leaves the stored one as it is, and so do a NULL version and a
+ * NULL renamed step: only a row stored by older code gets them, its upgrade written by the outcome's own statement
+ * (docs/DESIGN.md, "Upcasting").
+ *
+ * <p>The writes run on the committer's thread, which carries no transaction: a batch of one statement commits on
+ * its own, a batch of several runs in a transaction of its own. All go through {@link StatementPlanning#hot()}. The
+ * statements are visible (to the runtime only: this package is internal) so that {@code QueryPlanTest} can check their
+ * plans.
+ */
+public final class TransitionRepository {
+
+    // next: attempt 0, runnable now, awaits cleared; consumes exactly the awaited signals handed to the step (the
+    // CTEs kept and dropped): a signal with a dedup key becomes a tombstone (consumed_at set) so that a redelivery
+    // of it is still deduplicated; one without is deleted. Driven by the bound ids, not by a subquery
+    // (docs/DESIGN.md, pitfall P11).
+    public static final String APPLY_NEXT = """
+            /* durable: next */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
+                                     :delayMs::bigint[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
+                                     :version::int[])
+                    AS o(id, token, step, state, delay_ms, ran_step, attempt, duration_ms, version)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable', step = o.step,
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
+                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
+                    eligible_at = now() + o.delay_ms * interval '1 millisecond',
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM o
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
+                RETURNING d.id
+            ), kept AS (
+                UPDATE {schema}.durable_signal s SET consumed_at = now()
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NOT NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            ), dropped AS (
+                DELETE FROM {schema}.durable_signal s
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals)
+                SELECT o.id, o.ran_step, 'next', o.step, 'runnable', o.attempt, :node, o.token, o.duration_ms,
+                       (SELECT array_agg(c.signal_id ORDER BY c.signal_id)
+                        FROM unnest(:consumedInstance::bigint[], :consumedSignal::bigint[]) AS c(instance_id, signal_id)
+                        WHERE c.instance_id = o.id)
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT id FROM applied
+            """;
+
+    // next, keeping the claim (inline execution): like APPLY_NEXT, consuming the same signals, but the row stays
+    // executing under the same token with a fresh lease, and everything the next step needs comes back in the
+    // pick's columns (ClaimRepository.PICK, read by ClaimedStep.read): the inbox as it is now minus the signals this
+    // statement consumes (their delete is not visible to the statement's own snapshot).
+    // The row a continuation leaves still matches its fence, so a continuation written again after an ambiguous
+    // commit is applied again, whether or not the first attempt committed: it writes the same values, and consumes
+    // signals already consumed. Only its history entry would be new: then APPLY_CONTINUE_AGAIN runs instead, with
+    // :continuesBefore holding the number of continuations of the claim committed before this one, and records the
+    // entry only if the history holds no more continuations of the claim than that (docs/DESIGN.md, "Fencing",
+    // ambiguous commits). The ordinary statement has no such look at the history: its estimated cost (a subquery per
+    // row) put the statement over PostgreSQL's jit_above_cost, and every continuation batch spent about 60 ms
+    // compiling itself (pitfall P19).
+    public static final String APPLY_CONTINUE = """
+            /* durable: continue */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
+                                     :ranStep::text[], :attempt::int[], :durationMs::bigint[], :version::int[],
+                                     :continuesBefore::int[])
+                    AS o(id, token, step, state, ran_step, attempt, duration_ms, version, continues_before)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET step = o.step,
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
+                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
+                    eligible_at = now(),
+                    lease_expires_at = now() + :leaseMs * interval '1 millisecond', updated_at = now()
+                FROM o
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
+                RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set, d.attempt,
+                          d.lease_token, d.queue, d.partition_key, d.parent_id, d.children_started,
+                          d.children_ended, d.awaits_children
+            ), kept AS (
+                UPDATE {schema}.durable_signal s SET consumed_at = now()
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NOT NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            ), dropped AS (
+                DELETE FROM {schema}.durable_signal s
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals)
+                SELECT o.id, o.ran_step, 'next', o.step, 'executing', o.attempt, :node, o.token, o.duration_ms,
+                       (SELECT array_agg(c.signal_id ORDER BY c.signal_id)
+                        FROM unnest(:consumedInstance::bigint[], :consumedSignal::bigint[]) AS c(instance_id, signal_id)
+                        WHERE c.instance_id = o.id)
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
+                   false AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
+                   c.parent_id, c.children_started, c.children_ended, c.awaits_children,
+                   inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
+                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
+            FROM applied c
+            LEFT JOIN LATERAL (
+                SELECT array_agg(s.id ORDER BY s.id) AS ids,
+                       array_agg(s.name ORDER BY s.id) AS names,
+                       array_agg(s.payload::text ORDER BY s.id) AS payloads,
+                       array_agg(s.dedup_key ORDER BY s.id) AS dedup_keys,
+                       array_agg(s.created_at ORDER BY s.id) AS created
+                FROM {schema}.durable_signal s
+                WHERE s.instance_id = c.id AND s.consumed_at IS NULL
+                  AND s.id <> ALL (:consumedSignal::bigint[])) inbox ON true
+            """;
+
+    // The same, written again after an ambiguous commit: the history entry only if the first attempt did not commit.
+    public static final String APPLY_CONTINUE_AGAIN = """
+            /* durable: continue again */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
+                                     :ranStep::text[], :attempt::int[], :durationMs::bigint[], :version::int[],
+                                     :continuesBefore::int[])
+                    AS o(id, token, step, state, ran_step, attempt, duration_ms, version, continues_before)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET step = o.step,
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
+                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
+                    eligible_at = now(),
+                    lease_expires_at = now() + :leaseMs * interval '1 millisecond', updated_at = now()
+                FROM o
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
+                RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set, d.attempt,
+                          d.lease_token, d.queue, d.partition_key, d.parent_id, d.children_started,
+                          d.children_ended, d.awaits_children
+            ), kept AS (
+                UPDATE {schema}.durable_signal s SET consumed_at = now()
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NOT NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            ), dropped AS (
+                DELETE FROM {schema}.durable_signal s
+                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NULL
+                  AND s.instance_id IN (SELECT id FROM applied)
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals)
+                SELECT o.id, o.ran_step, 'next', o.step, 'executing', o.attempt, :node, o.token, o.duration_ms,
+                       (SELECT array_agg(c.signal_id ORDER BY c.signal_id)
+                        FROM unnest(:consumedInstance::bigint[], :consumedSignal::bigint[]) AS c(instance_id, signal_id)
+                        WHERE c.instance_id = o.id)
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
+                  AND CASE WHEN o.continues_before IS NULL THEN true
+                           ELSE (SELECT count(*) FROM {schema}.durable_history h
+                                 WHERE h.instance_id = o.id AND h.lease_token = o.token AND h.event = 'next'
+                                   AND h.status = 'executing') <= o.continues_before END
+            )
+            SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
+                   false AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
+                   c.parent_id, c.children_started, c.children_ended, c.awaits_children,
+                   inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
+                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
+            FROM applied c
+            LEFT JOIN LATERAL (
+                SELECT array_agg(s.id ORDER BY s.id) AS ids,
+                       array_agg(s.name ORDER BY s.id) AS names,
+                       array_agg(s.payload::text ORDER BY s.id) AS payloads,
+                       array_agg(s.dedup_key ORDER BY s.id) AS dedup_keys,
+                       array_agg(s.created_at ORDER BY s.id) AS created
+                FROM {schema}.durable_signal s
+                WHERE s.instance_id = c.id AND s.consumed_at IS NULL
+                  AND s.id <> ALL (:consumedSignal::bigint[])) inbox ON true
+            """;
+
+    // retry: same step, attempt + 1, runnable after the delay; consumes nothing and keeps awaits, the deadline and
+    // the join on children, so the re-run step sees the same signals, the same timeout and the same join.
+    // A suspension (docs/DESIGN.md, "Suspension") rides in the same statement: a row whose step was not run goes back
+    // to runnable with its attempt, state, version and step as stored, eligible at 'infinity' (past the end of every
+    // pick's walk of the pick index, so never picked) and its reason in suspension and last_error, until an operator
+    // retries it. A rare write, so it costs no statement of its own in a batch.
+    public static final String APPLY_RETRY = """
+            /* durable: retry */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :state::text[], :delayMs::bigint[],
+                                     :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
+                                     :version::int[], :renamed::text[], :suspension::text[])
+                    AS o(id, token, state, delay_ms, error, ran_step, attempt, duration_ms, version, renamed,
+                         suspension)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable',
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
+                    step = coalesce(o.renamed, d.step),
+                    attempt = CASE WHEN o.suspension IS NULL THEN d.attempt + 1 ELSE d.attempt END,
+                    eligible_at = CASE WHEN o.suspension IS NULL THEN now() + o.delay_ms * interval '1 millisecond'
+                                       ELSE 'infinity' END,
+                    suspension = o.suspension,
+                    last_error = coalesce(o.error, d.last_error),
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM o
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
+                RETURNING d.id
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms, error)
+                SELECT o.id, o.ran_step, CASE WHEN o.suspension IS NULL THEN 'retry' ELSE 'suspend' END, 'runnable',
+                       o.attempt, :node, o.token, o.duration_ms, o.error
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT id FROM applied
+            """;
+
+    // The first statement of a batch that parks or starts children: take the row locks of those claims, in id order,
+    // and say which still hold their claim (the others are fenced off and start no children). A signal delivery and a
+    // child's end take the same lock, so from here on either they committed before (and the park, a later statement
+    // with a fresh snapshot, sees the signal or the ended child) or they wait for this transaction (and then find the
+    // row parked and wake it): no wake-up is lost (docs/DESIGN.md, "Signals and wake-ups" and "Children"; pitfall
+    // P1). Locked rows come back as they are now, after any write that committed while this statement waited.
+    public static final String LOCK_CLAIMS = """
+            /* durable: lock claims */
+            SELECT d.id, (d.status = 'executing' AND d.lease_token = o.token) AS claimed
+            FROM {schema}.durable_instance d
+            JOIN unnest(:id::bigint[], :token::bigint[]) AS o(id, token) ON d.id = o.id
+            WHERE d.id = ANY (:id::bigint[])
+            ORDER BY d.id
+            FOR NO KEY UPDATE OF d
+            """;
+
+    // Children of the claims that still hold them (locked by LOCK_CLAIMS in this transaction, so no cancel or reap can
+    // come between): one insert for every child of the batch, columns as arrays (docs/DESIGN.md, pitfall P8), in
+    // unique-key order (pitfall P5); a child whose unique key is held is not inserted. Each parent counts the
+    // children actually inserted. Returns the queues that have new work.
+    public static final String START_CHILDREN = """
+            /* durable: start children */
+            WITH inserted AS (
+                INSERT INTO {schema}.durable_instance
+                    (machine, machine_version, step, state, queue, priority, partition_key, eligible_at,
+                     unique_key, unique_scope, correlation_key, parent_id, cancel_with_parent)
+                SELECT r.machine, r.machine_version, r.step, r.state::jsonb, r.queue, r.priority::smallint,
+                       r.partition_key, now() + r.delay_ms * interval '1 millisecond',
+                       r.unique_key, r.unique_scope::{schema}.durable_status[], r.correlation_key, r.parent_id,
+                       r.cancel_with_parent
+                FROM unnest(:machine::text[], :version::int[], :step::text[], :state::text[], :queue::text[],
+                            :priority::int[], :partitionKey::text[], :delayMs::bigint[], :uniqueKey::text[],
+                            :uniqueScope::text[], :correlationKey::text[], :parentId::bigint[],
+                            :cancelWithParent::boolean[])
+                     WITH ORDINALITY AS r(machine, machine_version, step, state, queue, priority, partition_key,
+                                          delay_ms, unique_key, unique_scope, correlation_key, parent_id,
+                                          cancel_with_parent, ord)
+                WHERE r.parent_id = ANY (:claimed::bigint[])
+                ORDER BY r.ord
+                ON CONFLICT (unique_guard) WHERE unique_guard IS NOT NULL DO NOTHING
+                RETURNING parent_id, queue
+            ), counted AS (
+                UPDATE {schema}.durable_instance p
+                SET children_started = p.children_started + c.n
+                FROM (SELECT parent_id, count(*)::int AS n FROM inserted GROUP BY parent_id) c
+                WHERE p.id = ANY (:claimed::bigint[]) AND p.id = c.parent_id
+            )
+            SELECT DISTINCT queue FROM inserted
+            """;
+
+    // await, after LOCK_CLAIMS: park on the awaited names (awaits holds the first, awaits_set all of them when there
+    // are several; an array per row cannot be a column of unnest, so the sets come as (instance, name) pairs, like
+    // the signals already seen), with the deadline, if any, on the database's clock; unless a matching signal is already in the
+    // inbox or the deadline is already due, in which case the row goes straight back to runnable. Signals already
+    // handed to the step as awaited do not count: a step that re-awaits after seeing its signal would otherwise
+    // spin (docs/DESIGN.md, pitfall P2).
+    public static final String APPLY_AWAIT = """
+            /* durable: await park */
+            WITH o AS (
+                SELECT o.id, o.token, o.awaits, o.state, o.join_on, o.children_seen, o.ran_step, o.attempt,
+                       o.duration_ms, o.version, o.renamed,
+                       now() + o.timeout_ms * interval '1 millisecond' AS deadline,
+                       (SELECT array_agg(n.name ORDER BY n.nth)
+                        FROM unnest(:setInstance::bigint[], :setName::text[]) WITH ORDINALITY
+                            AS n(instance_id, name, nth)
+                        WHERE n.instance_id = o.id) AS awaits_set
+                FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :timeoutMs::bigint[], :state::text[],
+                            :joinOn::text[], :childrenSeen::int[], :ranStep::text[], :attempt::int[],
+                            :durationMs::bigint[], :version::int[], :renamed::text[])
+                    AS o(id, token, awaits, timeout_ms, state, join_on, children_seen, ran_step, attempt, duration_ms,
+                         version, renamed)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET status = CASE WHEN o.deadline <= now()
+                                  OR d.children_ended >= CASE o.join_on
+                                      WHEN 'all' THEN d.children_started
+                                      WHEN 'any' THEN least(o.children_seen + 1, d.children_started) END
+                                  OR EXISTS (
+                                      SELECT 1 FROM {schema}.durable_signal s
+                                      WHERE s.instance_id = d.id AND s.consumed_at IS NULL
+                                        AND (s.name = o.awaits OR s.name = ANY (o.awaits_set))
+                                        AND NOT EXISTS (
+                                            SELECT 1 FROM unnest(:seenInstance::bigint[], :seenSignal::bigint[])
+                                                          AS seen(instance_id, signal_id)
+                                            WHERE seen.instance_id = d.id AND seen.signal_id = s.id))
+                                  THEN 'runnable'::{schema}.durable_status
+                                  ELSE 'awaiting_signal'::{schema}.durable_status END,
+                    awaits = o.awaits, awaits_set = o.awaits_set, deadline = o.deadline,
+                    awaits_children = CASE o.join_on
+                                          WHEN 'all' THEN d.children_started
+                                          WHEN 'any' THEN least(o.children_seen + 1, d.children_started) END,
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
+                    step = coalesce(o.renamed, d.step),
+                    eligible_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM o
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
+                RETURNING d.id, d.status
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms)
+                SELECT o.id, o.ran_step, 'await', a.status, o.attempt, :node, o.token, o.duration_ms
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT id FROM applied
+            """;
+
+    // done / failed. The inbox is cleared by the next statement, in the same transaction but with a fresh snapshot,
+    // so a signal committed while this one waited for the row lock is cleared too; an ended child is counted by its
+    // parent in one more (CHILDREN_ENDED).
+    public static final String APPLY_TERMINAL = """
+            /* durable: terminal */
+            WITH o AS (
+                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :status::text[], :result::text[],
+                                     :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
+                                     :version::int[], :renamed::text[], :state::text[])
+                    AS o(id, token, status, result, error, ran_step, attempt, duration_ms, version, renamed, state)
+            ), applied AS (
+                UPDATE {schema}.durable_instance d
+                SET status = o.status::{schema}.durable_status,
+                    result = o.result::jsonb,
+                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
+                    step = coalesce(o.renamed, d.step),
+                    last_error = CASE WHEN o.status = 'failed' THEN o.error ELSE d.last_error END,
+                    awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM o
+                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
+                RETURNING d.id, d.parent_id
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history
+                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms, error)
+                SELECT o.id, o.ran_step, CASE o.status WHEN 'done' THEN 'done' ELSE 'stop' END,
+                       o.status::{schema}.durable_status, o.attempt, :node, o.token, o.duration_ms,
+                       CASE WHEN o.status = 'failed' THEN o.error END
+                FROM o JOIN applied a ON a.id = o.id
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT id, parent_id FROM applied
+            """;
+
+    // Children have ended (done, failed or cancelled): each parent counts them, under its row lock, and a parent
+    // parked on its children wakes when the count reaches what it waits for. The lock serializes the ends of one
+    // parent's children, so exactly one of them sees the count reach the mark and wakes the parent; a park that holds
+    // the lock first is found parked, one that comes after sees the count (docs/DESIGN.md, "Children"). Parents are
+    // locked in id order, like every multi-row statement (pitfall P4). Given one parent id per ended child; a parent
+    // deleted by retention is not found. Returns the woken parents' queues.
+    public static final String CHILDREN_ENDED = """
+            /* durable: children ended */
+            WITH ended AS (
+                SELECT parent_id, count(*)::int AS n
+                FROM unnest(:parentId::bigint[]) AS e(parent_id)
+                GROUP BY parent_id
+            ), parent AS (
+                SELECT p.id, e.n,
+                       coalesce(p.status = 'awaiting_signal' AND p.children_ended + e.n >= p.awaits_children,
+                                false) AS wakes
+                FROM {schema}.durable_instance p
+                JOIN ended e ON p.id = e.parent_id
+                WHERE p.id = ANY (:parentId::bigint[])
+                ORDER BY p.id
+                FOR NO KEY UPDATE OF p
+            )
+            UPDATE {schema}.durable_instance d
+            SET children_ended = d.children_ended + parent.n,
+                status = CASE WHEN parent.wakes THEN 'runnable'::{schema}.durable_status ELSE d.status END,
+                eligible_at = CASE WHEN parent.wakes THEN now() ELSE d.eligible_at END,
+                updated_at = CASE WHEN parent.wakes THEN now() ELSE d.updated_at END
+            FROM parent
+            WHERE d.id = ANY (:parentId::bigint[]) AND d.id = parent.id
+            RETURNING d.queue, parent.wakes
+            """;
+
+    // An ended instance's unconsumed signals leave its inbox: those without a dedup key are deleted, those with one
+    // stay as tombstones (consumed_at set), so that a redelivery after the end is still recognized as a duplicate.
+    // The ids are known, so both writes are driven by them, not by a subquery (docs/DESIGN.md, pitfall P11).
+    public static final String CLEAR_INBOXES = """
+            /* durable: clear inboxes */
+            WITH dropped AS (
+                DELETE FROM {schema}.durable_signal
+                WHERE instance_id = ANY (:id::bigint[]) AND dedup_key IS NULL
+            )
+            UPDATE {schema}.durable_signal SET consumed_at = now()
+            WHERE instance_id = ANY (:id::bigint[]) AND dedup_key IS NOT NULL AND consumed_at IS NULL
+            """;
+
+    // After an ambiguous commit (the connection dropped after COMMIT was sent) a retried write that matches no row
+    // asks this: a row that is no longer executing but still carries the claim's token was written by this claim.
+    private static final String ALREADY_WRITTEN = """
+            /* durable: already written */
+            SELECT d.id
+            FROM {schema}.durable_instance d
+            JOIN unnest(:id::bigint[], :token::bigint[]) AS o(id, token) ON d.id = o.id
+            WHERE d.id = ANY (:id::bigint[]) AND d.lease_token = o.token AND d.status <> 'executing'
+            """;
+
+    private final StatementPlanning planning;
+    private final History history;
+    private final TransactionTemplate ownTransaction;
+    private final String applyNextSql;
+    private final String applyContinueSql;
+    private final String applyContinueAgainSql;
+    private final String applyRetrySql;
+    private final String lockClaimsSql;
+    private final String startChildrenSql;
+    private final String childrenEndedSql;
+    private final String applyAwaitSql;
+    private final String applyTerminalSql;
+    private final String clearInboxesSql;
+    private final String alreadyWrittenSql;
+
+    public TransitionRepository(DataSource dataSource, StatementPlanning planning, History history) {
+        this.planning = planning;
+        this.history = history;
+        this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.applyNextSql = planning.qualify(APPLY_NEXT);
+        this.applyContinueSql = planning.qualify(APPLY_CONTINUE);
+        this.applyContinueAgainSql = planning.qualify(APPLY_CONTINUE_AGAIN);
+        this.applyRetrySql = planning.qualify(APPLY_RETRY);
+        this.lockClaimsSql = planning.qualify(LOCK_CLAIMS);
+        this.startChildrenSql = planning.qualify(START_CHILDREN);
+        this.childrenEndedSql = planning.qualify(CHILDREN_ENDED);
+        this.applyAwaitSql = planning.qualify(APPLY_AWAIT);
+        this.applyTerminalSql = planning.qualify(APPLY_TERMINAL);
+        this.clearInboxesSql = planning.qualify(CLEAR_INBOXES);
+        this.alreadyWrittenSql = planning.qualify(ALREADY_WRITTEN);
+    }
+
+    /**
+     * Writes a batch of transitions, each fenced on its claim, in as few statements as their kinds need (one
+     * statement and no explicit transaction for a batch of a single kind among {@code next}, {@code retry} and
+     * {@code continue}).
+     *
+     * @param lease                the lease a {@code continue} renews
+     * @param afterAmbiguousCommit whether an earlier attempt at this very batch may have committed; transitions that
+     *                             match no row are then checked for having been written by that attempt
+     */
+    public Applied apply(List<Transition> transitions, Duration lease, boolean afterAmbiguousCommit) {
+        Map<Statement, List<Transition>> byKind = new TreeMap<>();
+        for (Transition transition : transitions) {
+            byKind.computeIfAbsent(Statement.of(transition), kind -> new ArrayList<>()).add(transition);
+        }
+        boolean singleStatement = byKind.size() == 1 && !byKind.containsKey(Statement.AWAIT)
+                && !byKind.containsKey(Statement.TERMINAL)
+                && transitions.stream().allMatch(transition -> transition.children().isEmpty());
+        Applied result = singleStatement ? applyByKind(byKind, lease, afterAmbiguousCommit)
+                : Objects.requireNonNull(ownTransaction.execute(status -> applyByKind(byKind, lease,
+                        afterAmbiguousCommit)));
+        if (afterAmbiguousCommit && result.applied().size() < transitions.size()) {
+            Set<Long> applied = result.applied();
+            List<Transition> unmatched = transitions.stream()
+                    .filter(transition -> !applied.contains(transition.id()))
+                    .toList();
+            applied.addAll(onClaims(alreadyWrittenSql, unmatched).query(Long.class).list());
+        }
+        return result;
+    }
+
+    /** Writes a batch of transitions that renews no lease (no {@code continue} in it). */
+    public Applied apply(List<Transition> transitions, boolean afterAmbiguousCommit) {
+        return apply(transitions, Duration.ZERO, afterAmbiguousCommit);
+    }
+
+    /**
+     * What a batch of transitions did.
+     *
+     * @param applied   the ids whose transition is (now or already) written; the others lost their lease
+     * @param continued for each applied {@code continue}, the claimed row of its next step
+     * @param newWork   the queues that have work to pick now: those of the children started, and of the parents
+     *                  woken because their children ended
+     */
+    public record Applied(Set<Long> applied, Map<Long, ClaimedStep> continued, Set<String> newWork) {
+    }
+
+    /** The statement that writes a transition, in the order a batch runs them. */
+    private enum Statement {
+        NEXT, CONTINUE, RETRY, AWAIT, TERMINAL;
+
+        static Statement of(Transition transition) {
+            return switch (transition.kind()) {
+                case NEXT -> transition.keepsClaim() ? CONTINUE : NEXT;
+                case RETRY -> RETRY;
+                case AWAIT -> AWAIT;
+                case DONE, STOP -> TERMINAL;
+            };
+        }
+    }
+
+    private Applied applyByKind(Map<Statement, List<Transition>> byKind, Duration lease,
+            boolean afterAmbiguousCommit) {
+        Set<Long> applied = new HashSet<>();
+        Map<Long, ClaimedStep> continued = new HashMap<>();
+        Set<String> newWork = new HashSet<>();
+        List<Transition> locked = byKind.values().stream().flatMap(List::stream)
+                .filter(transition -> transition.kind() == Outcome.Kind.AWAIT || !transition.children().isEmpty())
+                .toList();
+        if (!locked.isEmpty()) {
+            Set<Long> claimed = new HashSet<>();
+            onClaims(lockClaimsSql, locked).query(rs -> {
+                if (rs.getBoolean("claimed")) {
+                    claimed.add(rs.getLong("id"));
+                }
+            });
+            List<Transition> parents = locked.stream()
+                    .filter(transition -> !transition.children().isEmpty() && claimed.contains(transition.id()))
+                    .toList();
+            if (!parents.isEmpty()) {
+                newWork.addAll(startChildren(parents));
+            }
+        }
+        List<Transition> terminal = new ArrayList<>();
+        byKind.forEach((kind, batch) -> {
+            switch (kind) {
+                case NEXT -> applied.addAll(applyNext(batch));
+                case CONTINUE -> applyContinue(batch, lease, afterAmbiguousCommit).forEach(step -> {
+                    applied.add(step.id());
+                    continued.put(step.id(), step);
+                });
+                case RETRY -> applied.addAll(applyRetry(batch));
+                case AWAIT -> applied.addAll(applyAwait(batch));
+                case TERMINAL -> terminal.addAll(batch);
+            }
+        });
+        if (!terminal.isEmpty()) {
+            List<Long> ended = new ArrayList<>();
+            List<Long> parents = new ArrayList<>();
+            onClaims(applyTerminalSql, terminal)
+                    .param("status", column(terminal, "text", transition -> transition.kind() == Outcome.Kind.DONE
+                            ? InstanceStatus.DONE.label() : InstanceStatus.FAILED.label()))
+                    .param("result", column(terminal, "text", Transition::resultJson))
+                    .param("error", column(terminal, "text", Transition::error))
+                    .param("state", column(terminal, "text", Transition::storedState))
+                    .query(rs -> {
+                        ended.add(rs.getLong("id"));
+                        long parent = rs.getLong("parent_id");
+                        if (!rs.wasNull()) {
+                            parents.add(parent);
+                        }
+                    });
+            applied.addAll(ended);
+            if (!ended.isEmpty()) {
+                planning.hot().sql(clearInboxesSql).param("id", new SqlArrayValue("int8", ended.toArray())).update();
+            }
+            if (!parents.isEmpty()) {
+                newWork.addAll(childrenEnded(planning, childrenEndedSql, parents));
+            }
+        }
+        return new Applied(applied, continued, newWork);
+    }
+
+    /**
+     * Counts ended children at their parents and wakes the parents whose join is complete ({@code CHILDREN_ENDED},
+     * qualified as {@code sql}), one parent id per ended child; the queues of the woken parents. Also used by a
+     * cancel, which ends children too.
+     */
+    public static Set<String> childrenEnded(StatementPlanning planning, String sql, List<Long> parentIds) {
+        Set<String> woken = new HashSet<>();
+        planning.hot().sql(sql)
+                .param("parentId", new SqlArrayValue("int8", parentIds.toArray()))
+                .query(rs -> {
+                    if (rs.getBoolean("wakes")) {
+                        woken.add(rs.getString("queue"));
+                    }
+                });
+        return woken;
+    }
+
+    /** Inserts the children of {@code parents}, claims this transaction holds locked; the queues that got work. */
+    private List<String> startChildren(List<Transition> parents) {
+        List<NewChild> children = new ArrayList<>();
+        List<Long> parentOf = new ArrayList<>();
+        for (Transition parent : parents) {
+            for (NewChild child : parent.children()) {
+                children.add(child);
+                parentOf.add(parent.id());
+            }
+        }
+        // In unique-key order, so that concurrent inserts sharing keys cannot deadlock (docs/DESIGN.md, pitfall P5).
+        Integer[] order = new Integer[children.size()];
+        for (int k = 0; k < order.length; k++) {
+            order[k] = k;
+        }
+        Arrays.sort(order, Comparator.comparing((Integer k) -> children.get(k).row().uniqueKey(),
+                Comparator.nullsLast(Comparator.naturalOrder())));
+        List<NewChild> sorted = Arrays.stream(order).map(children::get).toList();
+        List<Long> parentIds = Arrays.stream(order).map(parentOf::get).toList();
+        return planning.hot().sql(startChildrenSql)
+                .param("machine", childColumn(sorted, "text", NewInstance::machine))
+                .param("version", childColumn(sorted, "int4", NewInstance::version))
+                .param("step", childColumn(sorted, "text", NewInstance::step))
+                .param("state", childColumn(sorted, "text", NewInstance::stateJson))
+                .param("queue", childColumn(sorted, "text", NewInstance::queue))
+                .param("priority", childColumn(sorted, "int4", row -> (int) row.priority()))
+                .param("partitionKey", childColumn(sorted, "text", NewInstance::partitionKey))
+                .param("delayMs", childColumn(sorted, "int8", NewInstance::delayMillis))
+                .param("uniqueKey", childColumn(sorted, "text", NewInstance::uniqueKey))
+                .param("uniqueScope", childColumn(sorted, "text", NewInstance::uniqueScope))
+                .param("correlationKey", childColumn(sorted, "text", NewInstance::correlationKey))
+                .param("parentId", new SqlArrayValue("int8", parentIds.toArray()))
+                .param("cancelWithParent", new SqlArrayValue("bool",
+                        sorted.stream().map(NewChild::cancelWithParent).toArray()))
+                .param("claimed", ids(parents))
+                .query(String.class)
+                .list();
+    }
+
+    private static SqlArrayValue childColumn(List<NewChild> children, String type,
+            Function<NewInstance, @Nullable Object> value) {
+        return new SqlArrayValue(type, children.stream().map(child -> value.apply(child.row())).toArray());
+    }
+
+    private List<Long> applyNext(List<Transition> batch) {
+        return movingOn(applyNextSql, batch)
+                .param("delayMs", column(batch, "int8", Transition::delayMillis))
+                .query(Long.class)
+                .list();
+    }
+
+    /**
+     * @param afterAmbiguousCommit whether an earlier attempt may have committed these continuations: each then
+     *                             records its history entry only if that attempt did not
+     */
+    private List<ClaimedStep> applyContinue(List<Transition> batch, Duration lease, boolean afterAmbiguousCommit) {
+        return movingOn(afterAmbiguousCommit ? applyContinueAgainSql : applyContinueSql, batch)
+                .param("leaseMs", lease.toMillis())
+                .param("continuesBefore", column(batch, "int4", transition -> afterAmbiguousCommit
+                        ? transition.continuesBefore() : null))
+                .query(ClaimedStep::read)
+                .list();
+    }
+
+    /**
+     * A next or a continue: the step to go on with, the state, and the awaited signals to consume, as
+     * (instance, signal) pairs.
+     */
+    private JdbcClient.StatementSpec movingOn(String sql, List<Transition> batch) {
+        List<Object> consumedInstance = new ArrayList<>();
+        List<Object> consumedSignal = new ArrayList<>();
+        for (Transition transition : batch) {
+            for (Long signal : transition.awaitedIds()) {
+                consumedInstance.add(transition.id());
+                consumedSignal.add(signal);
+            }
+        }
+        return onClaims(sql, batch)
+                .param("step", column(batch, "text", Transition::step))
+                .param("state", column(batch, "text", Transition::storedState))
+                .param("consumedInstance", new SqlArrayValue("int8", consumedInstance.toArray()))
+                .param("consumedSignal", new SqlArrayValue("int8", consumedSignal.toArray()));
+    }
+
+    private List<Long> applyRetry(List<Transition> batch) {
+        return onClaims(applyRetrySql, batch)
+                .param("state", column(batch, "text", Transition::storedState))
+                .param("delayMs", column(batch, "int8", Transition::delayMillis))
+                .param("error", column(batch, "text", Transition::error))
+                .param("suspension", column(batch, "text", Transition::suspension))
+                .query(Long.class)
+                .list();
+    }
+
+    private List<Long> applyAwait(List<Transition> batch) {
+        List<Object> seenInstance = new ArrayList<>();
+        List<Object> seenSignal = new ArrayList<>();
+        List<Object> setInstance = new ArrayList<>();
+        List<Object> setName = new ArrayList<>();
+        for (Transition transition : batch) {
+            for (Long signal : transition.awaitedIds()) {
+                seenInstance.add(transition.id());
+                seenSignal.add(signal);
+            }
+            if (transition.awaits().size() > 1) {
+                for (String name : transition.awaits()) {
+                    setInstance.add(transition.id());
+                    setName.add(name);
+                }
+            }
+        }
+        return onClaims(applyAwaitSql, batch)
+                .param("awaits", column(batch, "text", Transition::firstAwaited))
+                .param("timeoutMs", column(batch, "int8", Transition::timeoutMillis))
+                .param("joinOn", column(batch, "text", transition -> transition.join() == null ? null
+                        : transition.join().name().toLowerCase(Locale.ROOT)))
+                .param("childrenSeen", column(batch, "int4", Transition::childrenSeen))
+                .param("state", column(batch, "text", Transition::storedState))
+                .param("seenInstance", new SqlArrayValue("int8", seenInstance.toArray()))
+                .param("seenSignal", new SqlArrayValue("int8", seenSignal.toArray()))
+                .param("setInstance", new SqlArrayValue("int8", setInstance.toArray()))
+                .param("setName", new SqlArrayValue("text", setName.toArray()))
+                .query(Long.class)
+                .list();
+    }
+
+    /**
+     * A hot statement with the claims of {@code batch} bound as its {@code :id} and {@code :token} arrays, the rows'
+     * upgrades ({@code :version}, {@code :renamed}: NULL keeps the row's; docs/DESIGN.md, "Upcasting"), and what its
+     * history rows record: the runs ({@code :ranStep}, {@code :attempt}, {@code :durationMs}), whether to record them
+     * ({@code :history}) and the writing node ({@code :node}). A statement binds what it uses of these.
+     */
+    private JdbcClient.StatementSpec onClaims(String sql, List<Transition> batch) {
+        return planning.hot().sql(sql)
+                .param("id", ids(batch))
+                .param("token", column(batch, "int8", transition -> transition.claim().token()))
+                .param("version", column(batch, "int4", Transition::upgradedVersion))
+                .param("renamed", column(batch, "text", Transition::renamedStep))
+                .param("ranStep", column(batch, "text", transition -> transition.run().step()))
+                .param("attempt", column(batch, "int4", transition -> transition.run().attempt()))
+                .param("durationMs", column(batch, "int8", transition -> transition.run().durationMillis()))
+                .param("history", history.recorded())
+                .param("node", history.node());
+    }
+
+    private static SqlArrayValue ids(List<Transition> batch) {
+        return column(batch, "int8", Transition::id);
+    }
+
+    private static SqlArrayValue column(List<Transition> batch, String type,
+            Function<Transition, @Nullable Object> value) {
+        return new SqlArrayValue(type, batch.stream().map(value).toArray());
+    }
+}

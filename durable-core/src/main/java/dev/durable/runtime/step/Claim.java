@@ -1,0 +1,6 @@
+package dev.durable.runtime.step;
+
+
+/** A row id and the lease token of the claim on it. */
+public record Claim(long id, long token) {
+}

@@ -1,0 +1,347 @@
+package dev.durable.runtime.step;
+
+import dev.durable.Child;
+import dev.durable.Inbox;
+import dev.durable.Outcome;
+import dev.durable.Signal;
+import dev.durable.StepContext;
+import dev.durable.UnstorableValueException;
+import dev.durable.json.JsonCodec;
+import dev.durable.json.JsonCodecException;
+import dev.durable.machine.ErrorHandler;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineRegistry;
+import dev.durable.machine.StepDefinition;
+import dev.durable.machine.StepFailureException;
+import dev.durable.runtime.EngineSettings;
+import dev.durable.runtime.support.StoredValues;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * Runs the user's code for one claimed step and turns what it decided into a validated, serialized
+ * {@link Transition}. No database access happens here, but for the read of a parent's children that a step makes
+ * when it asks for them ({@link StepContext#children()}).
+ *
+ * <p>The error path (docs/DESIGN.md, "Outcomes"): whatever keeps a step from producing a usable outcome (it throws, it
+ * times out, it returns {@code null} or an invalid outcome, its step is unknown, its state unreadable) goes to the
+ * machine's error handler, whose outcome is used instead; with no handler the instance fails with the error's
+ * description, and if the handler itself throws, the instance fails with both errors. An {@link Error} is not handled
+ * here: it propagates and the step is treated like a crash.
+ *
+ * <p>Before anything runs, the row is prepared ({@link StatePreparation}): a row stored by older code is upcast and its
+ * step renamed, and its state read. A row whose state would lose stored properties, or whose upcast failed, runs
+ * nothing at all, not even the error handler (whose outcome could write the narrowed state back): it is suspended, or
+ * failed, as {@link EngineSettings#lossyState()} says (docs/DESIGN.md, "Suspension").
+ */
+public final class StepRunner {
+
+    /**
+     * The step being run, as the runner sees it: its claimed row, and whether a timer interrupted it for running longer
+     * than its timeout. The queue's running step is one; the runner knows nothing of threads, slots or claims.
+     */
+    public interface Running {
+
+        ClaimedStep claimed();
+
+        boolean timedOut();
+    }
+
+    /**
+     * What a step decided, ready to commit.
+     *
+     * @param outcome what the step or its error handler decided; {@code null} when nothing ran (a suspension)
+     * @param error   why the error path was taken, or what made the row refused
+     */
+    public record Decision(Transition transition, Outcome.@Nullable Kind outcome, @Nullable Throwable error) {
+
+        /** Whether the decision suspends the instance instead of running its step. */
+        public boolean suspends() {
+            return transition.suspension() != null;
+        }
+    }
+
+    private static final int MAX_ERROR_LENGTH = 4000;
+    private static final String NOTHING_WRITTEN = "the step takes the error path";
+
+    private final MachineRegistry machines;
+    private final JsonCodec codec;
+    private final StoredValues values;
+    private final StatePreparation preparation;
+    private final EngineSettings.LossyState lossyState;
+    private final @Nullable Duration defaultTimeout;
+    private final DefaultStepContext.ChildrenReader children;
+
+    /**
+     * @param children reads a parent's children when its step asks for them ({@link StepContext#children()}): the
+     *                 one database read a step can make through the engine, and only when it asks
+     */
+    public StepRunner(MachineRegistry machines, JsonCodec codec, StoredValues values,
+            EngineSettings.LossyState lossyState, @Nullable Duration defaultTimeout,
+            DefaultStepContext.ChildrenReader children) {
+        this.machines = machines;
+        this.codec = codec;
+        this.values = values;
+        this.preparation = new StatePreparation(machines, codec);
+        this.lossyState = lossyState;
+        this.defaultTimeout = defaultTimeout;
+        this.children = children;
+    }
+
+    /** The timeout of the claimed step: the step's, else its machine's, else the engine's; null for none. */
+    public @Nullable Duration timeoutOf(ClaimedStep claimed) {
+        MachineDefinition machine = preparation.definitionFor(claimed.machine(), claimed.version());
+        String name = machine == null ? null : machine.currentStepName(claimed.step());
+        StepDefinition step = name == null ? null : machine.step(name);
+        Duration own = machine == null || step == null ? null : machine.timeoutOf(step);
+        return own != null ? own : defaultTimeout;
+    }
+
+    public Decision run(Running running) {
+        ClaimedStep stored = running.claimed();
+        StatePreparation.Prepared prepared = preparation.prepare(stored.machine(), stored.version(), stored.step(),
+                stored.stateJson());
+        if (prepared instanceof StatePreparation.Unregistered) {
+            throw new IllegalStateException("Picked a row of unregistered machine " + stored.machine() + " v"
+                    + stored.version());
+        }
+        if (prepared instanceof StatePreparation.Refused refused) {
+            return refuse(stored, refused);
+        }
+        StatePreparation.Ready ready = (StatePreparation.Ready) prepared;
+        Upgrade upgrade = ready.upgrade();
+        // The step runs as what it is now: its context, its history and its messages name the current version and
+        // step; the commit writes them into the row.
+        ClaimedStep claimed = upgrade == null ? stored : stored.upgradedTo(upgrade);
+        Decision decision = run(running, claimed, ready);
+        return upgrade == null ? decision
+                : new Decision(decision.transition().upgrading(upgrade), decision.outcome(), decision.error());
+    }
+
+    /**
+     * A row whose step must not run: suspended, or failed, as the lossy-state setting says; its stored state, version
+     * and step are left as they are.
+     */
+    private Decision refuse(ClaimedStep claimed, StatePreparation.Refused refused) {
+        String reason = clean(refused.reason());
+        if (lossyState == EngineSettings.LossyState.FAIL) {
+            return new Decision(Transition.stop(claimed, reason), Outcome.Kind.STOP, refused.cause());
+        }
+        return new Decision(Transition.suspend(claimed, reason), null, refused.cause());
+    }
+
+    private Decision run(Running running, ClaimedStep claimed, StatePreparation.Ready ready) {
+        MachineDefinition machine = ready.definition();
+        DefaultStepContext context = new DefaultStepContext(claimed, inbox(claimed), children);
+        StepDefinition step = ready.stepDefinition();
+
+        Object state = ready.state();
+        boolean stateReadable = ready.unreadable() == null;
+        Exception failure = null;
+        if (!stateReadable) {
+            JsonCodecException e = ready.unreadable();
+            failure = new StepFailureException.UnreadableState("The state of instance " + claimed.id() + " ("
+                    + machine.describe() + ", step '" + claimed.step() + "') cannot be read as "
+                    + machine.stateType().getTypeName() + "; the stored JSON is kept: " + e.getMessage(), e);
+        }
+        if (failure == null && step == null) {
+            failure = new StepFailureException.UnknownStep("Instance " + claimed.id() + " is at step '"
+                    + claimed.step() + "', which " + machine.describe() + " does not declare (steps: "
+                    + machine.steps().keySet() + ")");
+        }
+        if (failure == null) {
+            try {
+                Outcome outcome = step.function().apply(state, context);
+                failure = timeoutOf(running, step, null);
+                if (failure == null) {
+                    return encode(context, machine, outcome, stateReadable, null);
+                }
+            } catch (Exception e) {
+                Exception timeout = timeoutOf(running, step, e);
+                failure = timeout != null ? timeout : e;
+            }
+        }
+        return handleError(claimed, machine, state, stateReadable, context, failure);
+    }
+
+    /** A timeout failure if the step was interrupted for running too long, else null. */
+    private @Nullable Exception timeoutOf(Running running, StepDefinition step, @Nullable Exception cause) {
+        if (!running.timedOut()) {
+            return null;
+        }
+        String message = "Step '" + step.name() + "' of instance " + running.claimed().id()
+                + " ran longer than its timeout of " + timeoutOf(running.claimed()) + " and was interrupted";
+        return cause == null ? new StepFailureException.Timeout(message)
+                : new StepFailureException.Timeout(message, cause);
+    }
+
+    private Decision handleError(ClaimedStep claimed, MachineDefinition machine, @Nullable Object state,
+            boolean stateReadable, DefaultStepContext context, Exception failure) {
+        // An interrupt that ended the step must not also cut short its error handler.
+        Thread.interrupted();
+        ErrorHandler<Object> handler = machine.errorHandler();
+        if (handler == null) {
+            return new Decision(Transition.stop(claimed, describe(failure)), Outcome.Kind.STOP, failure);
+        }
+        try {
+            Outcome outcome = handler.onError(failure, state, context);
+            return encode(context, machine, outcome, stateReadable, failure);
+        } catch (Exception handlerError) {
+            String reason = describe(failure) + "; then the error handler failed: " + describe(handlerError);
+            return new Decision(Transition.stop(claimed, reason), Outcome.Kind.STOP, failure);
+        }
+    }
+
+    /**
+     * Checks {@code outcome} against the machine and serializes it.
+     *
+     * @throws StepFailureException.InvalidOutcome if it cannot be used
+     */
+    private Decision encode(DefaultStepContext context, MachineDefinition machine, @Nullable Outcome outcome,
+            boolean stateReadable, @Nullable Exception failure) {
+        ClaimedStep claimed = context.claimed();
+        if (outcome == null) {
+            throw new StepFailureException.InvalidOutcome(where(claimed, machine)
+                    + " returned null; it must return an Outcome");
+        }
+        Decision decision = encodeOutcome(context, machine, outcome, stateReadable, failure);
+        if (outcome.children().isEmpty()) {
+            return decision;
+        }
+        List<NewChild> children = new ArrayList<>(outcome.children().size());
+        for (Child child : outcome.children()) {
+            children.add(child(claimed, machine, child));
+        }
+        return new Decision(decision.transition().startingChildren(children), decision.outcome(), decision.error());
+    }
+
+    private Decision encodeOutcome(DefaultStepContext context, MachineDefinition machine, Outcome outcome,
+            boolean stateReadable, @Nullable Exception failure) {
+        ClaimedStep claimed = context.claimed();
+        List<Long> awaited = awaitedIds(claimed);
+        if (outcome instanceof Outcome.Next next) {
+            if (machine.step(next.step()) == null) {
+                throw new StepFailureException.InvalidOutcome(where(claimed, machine) + " returned next('"
+                        + next.step() + "'), a step " + machine.describe() + " does not declare (steps: "
+                        + machine.steps().keySet() + ")");
+            }
+            String state = stateJson(claimed, machine, next.state(), stateReadable);
+            return new Decision(Transition.next(claimed, next.step(), state, awaited, next.delay().toMillis()),
+                    Outcome.Kind.NEXT, failure);
+        }
+        if (outcome instanceof Outcome.Retry retry) {
+            String state = stateJson(claimed, machine, retry.state(), stateReadable);
+            String error = failure == null ? null : describe(failure);
+            return new Decision(Transition.retry(claimed, state, retry.delay().toMillis(), error), Outcome.Kind.RETRY,
+                    failure);
+        }
+        if (outcome instanceof Outcome.Await await) {
+            String state = stateJson(claimed, machine, await.state(), stateReadable);
+            Long timeoutMillis = await.timeout() == null ? null : await.timeout().toMillis();
+            return new Decision(Transition.await(claimed, await.signals(), await.join(), context.childrenSeen(),
+                    timeoutMillis, state, awaited), Outcome.Kind.AWAIT, failure);
+        }
+        if (outcome instanceof Outcome.Done done) {
+            String result;
+            try {
+                result = values.value(done.result(), () -> where(claimed, machine) + " returned a result that",
+                        NOTHING_WRITTEN);
+            } catch (UnstorableValueException e) {
+                throw new StepFailureException.InvalidOutcome(e.getMessage(), e);
+            }
+            return new Decision(Transition.done(claimed, result), Outcome.Kind.DONE, failure);
+        }
+        Outcome.Stop stop = (Outcome.Stop) outcome;
+        return new Decision(Transition.stop(claimed, clean(stop.reason())), Outcome.Kind.STOP, failure);
+    }
+
+    /**
+     * The row of a child the outcome starts: a machine this node registers, with a state of its type that can be
+     * stored; anything else is an invalid outcome, and no child of it is written.
+     */
+    private NewChild child(ClaimedStep claimed, MachineDefinition machine, Child child) {
+        MachineDefinition definition;
+        try {
+            definition = child.machineName() != null
+                    ? machines.resolve(child.machineName(), child.options().version())
+                    : machines.resolve(Objects.requireNonNull(child.machineType()), child.options().version());
+        } catch (IllegalArgumentException e) {
+            throw new StepFailureException.InvalidOutcome(where(claimed, machine) + " starts a child that this node "
+                    + "cannot start: " + e.getMessage(), e);
+        }
+        try {
+            NewInstance row = NewInstance.of(definition, child.state(), child.options(), values,
+                    () -> where(claimed, machine) + " starts a child of " + definition.describe() + " whose state",
+                    NOTHING_WRITTEN);
+            return new NewChild(row, child.cancelledWithParent());
+        } catch (IllegalArgumentException e) {
+            throw new StepFailureException.InvalidOutcome(where(claimed, machine) + " starts a child that cannot "
+                    + "be stored: " + e.getMessage(), e);
+        }
+    }
+
+    /** The state's JSON, or null to keep the stored JSON (a null state when the stored one was unreadable). */
+    private @Nullable String stateJson(ClaimedStep claimed, MachineDefinition machine, @Nullable Object state,
+            boolean stateReadable) {
+        if (state == null && !stateReadable) {
+            return null;
+        }
+        if (!machine.acceptsState(state)) {
+            throw new StepFailureException.InvalidOutcome(where(claimed, machine) + " returned a state of type "
+                    + Objects.requireNonNull(state).getClass().getName() + ", but " + machine.describe()
+                    + " stores " + machine.stateType().getTypeName());
+        }
+        try {
+            return values.state(machine, state, () -> where(claimed, machine) + " returned a state that",
+                    NOTHING_WRITTEN);
+        } catch (UnstorableValueException e) {
+            throw new StepFailureException.InvalidOutcome(e.getMessage(), e);
+        }
+    }
+
+    /** Names the step in an error message; built only when there is an error to report. */
+    private static String where(ClaimedStep claimed, MachineDefinition machine) {
+        return "Step '" + claimed.step() + "' of " + machine.describe() + " (instance " + claimed.id() + ")";
+    }
+
+    private Inbox inbox(ClaimedStep claimed) {
+        if (claimed.inbox().isEmpty()) {
+            return Inbox.EMPTY;
+        }
+        List<Signal> all = claimed.inbox().stream().<Signal>map(row -> new InboxSignal(row, codec)).toList();
+        List<Signal> awaited = all.stream().filter(signal -> claimed.awaits(signal.name())).toList();
+        return new Inbox(awaited, all);
+    }
+
+    private static List<Long> awaitedIds(ClaimedStep claimed) {
+        return claimed.inbox().stream()
+                .filter(signal -> claimed.awaits(signal.name()))
+                .map(SignalRow::id)
+                .toList();
+    }
+
+    /**
+     * {@code class: message}, cleaned and bounded for last_error. A database error is described by its root cause's
+     * first line: the wrapper's message holds the whole SQL text, and the driver's later lines may quote the
+     * values, which can be personal data.
+     */
+    public static String describe(Throwable error) {
+        if (error instanceof DataAccessException dataAccess) {
+            Throwable cause = dataAccess.getMostSpecificCause();
+            String message = cause.getMessage() == null ? "" : cause.getMessage().lines().findFirst().orElse("");
+            return clean(cause.getClass().getName() + (message.isEmpty() ? "" : ": " + message));
+        }
+        String message = error.getMessage();
+        return clean(error.getClass().getName() + (message == null ? "" : ": " + message));
+    }
+
+    /** PostgreSQL text cannot hold NUL; a reason is bounded so a huge message cannot bloat the row. */
+    private static String clean(String text) {
+        String cleaned = text.replace('\u0000', ' ');
+        return cleaned.length() <= MAX_ERROR_LENGTH ? cleaned : cleaned.substring(0, MAX_ERROR_LENGTH) + "...";
+    }
+}
