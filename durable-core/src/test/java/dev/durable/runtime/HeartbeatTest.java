@@ -94,9 +94,15 @@ class HeartbeatTest {
             workers.add(CompletableFuture.runAsync(() -> {
                 awaitQuietly(start);
                 for (int i = 0; i < rounds; i++) {
-                    TestDatabase.jdbc().update("UPDATE " + TestDatabase.SCHEMA + ".durable_instance"
-                            + " SET lease_expires_at = now() - interval '1 second'"
-                            + " WHERE status = 'executing' AND id % 2 = ?", parity);
+                    // Expires leases the way every multi-row statement of the engine takes rows: in id order,
+                    // skipping locked ones (pitfall P4). A plain UPDATE locks them in whatever order its scan meets
+                    // them and can deadlock with the heartbeat by itself, which is the test's own doing.
+                    TestDatabase.jdbc().update("WITH due AS (SELECT id FROM " + TestDatabase.SCHEMA
+                            + ".durable_instance WHERE status = 'executing' AND id % 2 = ? ORDER BY id"
+                            + " FOR NO KEY UPDATE SKIP LOCKED)"
+                            + " UPDATE " + TestDatabase.SCHEMA + ".durable_instance d"
+                            + " SET lease_expires_at = now() - interval '1 second' FROM due WHERE d.id = due.id",
+                            parity);
                     reaped.addAndGet(repository.reapExpired(1000).size());
                     List<Claim> repicked = claimAll(repository);
                     if (!repicked.isEmpty()) {
