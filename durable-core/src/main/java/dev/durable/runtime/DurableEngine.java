@@ -4,9 +4,7 @@ import dev.durable.DurableClient;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.json.JacksonJsonCodec;
 import dev.durable.json.JsonCodec;
-import dev.durable.json.JsonCodecException;
 import dev.durable.machine.MachineDefinition;
-import dev.durable.machine.MachineDefinitionException;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.control.CancelRepository;
 import dev.durable.runtime.control.DefaultDurableClient;
@@ -20,6 +18,7 @@ import dev.durable.runtime.deploy.DeployChecker;
 import dev.durable.runtime.deploy.DeployClassifier;
 import dev.durable.runtime.deploy.DeployGuard;
 import dev.durable.runtime.deploy.InFlightRepository;
+import dev.durable.runtime.deploy.NodeMachines;
 import dev.durable.runtime.jdbc.History;
 import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.runtime.node.Heartbeat;
@@ -40,6 +39,7 @@ import dev.durable.runtime.step.StepRunner;
 import dev.durable.runtime.support.BackgroundLoop;
 import dev.durable.runtime.support.EngineCounters;
 import dev.durable.runtime.support.EngineEvents;
+import dev.durable.runtime.support.EngineThreads;
 import dev.durable.runtime.support.NodeLifecycle;
 import dev.durable.runtime.support.StoredValues;
 import dev.durable.runtime.time.AwaitDeadlines;
@@ -49,7 +49,6 @@ import dev.durable.runtime.time.ScheduleRepository;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,17 +58,10 @@ import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
  * The durable engine of one node: the client API plus the runtime that runs steps — a poller per queue, the step
@@ -130,8 +122,8 @@ public final class DurableEngine implements AutoCloseable {
     private DurableEngine(Builder builder) {
         this.settings = builder.settings;
         this.machines = builder.machines;
-        checkQueuesConfigured(settings, machines);
-        checkStatesReadable(machines, builder.codec);
+        NodeMachines.checkQueuesConfigured(settings, machines);
+        NodeMachines.checkStatesReadable(machines, builder.codec);
         this.nodeId = settings.nodeName() + ":" + randomSuffix();
         EngineCounters counters = new EngineCounters();
         this.stats = new EngineStats(counters);
@@ -149,13 +141,10 @@ public final class DurableEngine implements AutoCloseable {
                 new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning, history),
                 new SearchRepository(builder.dataSource, planning), inFlightRepository, values, events, this::wake,
                 this::interruptCancelled);
-        // Every step with a timeout schedules its interrupt and cancels it when it ends: cancelled tasks must leave
-        // the queue at once, not linger (holding the step) until their delay would have run out.
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemonThreads("durable-timer"));
-        timer.setRemoveOnCancelPolicy(true);
-        this.timer = timer;
+        this.timer = EngineThreads.stepTimeouts();
         this.ownsStepThreads = builder.stepThreads == null;
-        this.stepThreads = builder.stepThreads != null ? builder.stepThreads : stepThreads(settings.virtualThreads());
+        this.stepThreads = builder.stepThreads != null ? builder.stepThreads
+                : EngineThreads.stepThreads(settings.virtualThreads());
         // The committer learns how many steps run user code (their transitions will arrive soon) from the slots.
         this.committer = new Committer(new TransitionRepository(builder.dataSource, planning, history),
                 () -> queues.values().stream().mapToInt(queue -> queue.slots().running()).sum(), this::wake,
@@ -167,7 +156,7 @@ public final class DurableEngine implements AutoCloseable {
         this.deployGuard = new DeployGuard(settings.deployCheck(), this::checkDeploy,
                 () -> queues.values().forEach(QueuePoller::wake), nodeId, settings.reaperInterval());
         settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueuePoller(name, queueSettings,
-                versionsOnQueue(machines, name), claims, executor, events, lifecycle, nodeId, settings,
+                NodeMachines.versionsOnQueue(machines, name), claims, executor, events, lifecycle, nodeId, settings,
                 deployGuard::allowsPicking)));
         this.heartbeat = new Heartbeat(claims, inFlight, executor, events, settings);
         this.reaper = new Reaper(claims, planning, events, names -> names.forEach(this::wake), settings, nodeId,
@@ -434,7 +423,8 @@ public final class DurableEngine implements AutoCloseable {
 
     /**
      * Runs the reaper now, on the calling thread, and then the watch for stranded instances and the deploy check's
-     * turn; returns how many claims it returned to runnable. A hook for tests, which reach it from this package (it is not API).
+     * turn; returns how many claims it returned to runnable. A hook for tests, which reach it from this package (it is
+     * not API).
      */
     long reapNow() {
         long before = stats.reaped();
@@ -511,78 +501,6 @@ public final class DurableEngine implements AutoCloseable {
         List<String> described = new ArrayList<>();
         queues.forEach((name, queue) -> described.add(name + "(concurrency " + queue.concurrency() + ")"));
         return String.join(", ", described);
-    }
-
-    /**
-     * Fails the start when a machine's state type cannot be read by the codec (the application's JSON mapper in
-     * Spring), naming the machine, where it was defined and why: otherwise every instance would fail at its first
-     * step with an unreadable state.
-     */
-    private static void checkStatesReadable(MachineRegistry machines, JsonCodec codec) {
-        for (MachineDefinition machine : machines.all()) {
-            try {
-                codec.checkReadable(machine.stateType());
-            } catch (JsonCodecException e) {
-                throw new MachineDefinitionException("Machine " + machine.describe() + " (" + machine.source()
-                        + ") stores states of type " + machine.stateType().getTypeName()
-                        + ", which its JSON codec cannot read: " + e.getMessage());
-            }
-        }
-    }
-
-    private static void checkQueuesConfigured(EngineSettings settings, MachineRegistry machines) {
-        machines.all().stream()
-                .sorted(Comparator.comparing(MachineDefinition::queue))
-                .filter(machine -> settings.queue(machine.queue()) == null)
-                .findFirst()
-                .ifPresent(machine -> {
-                    throw new InvalidSettingException("queues." + machine.queue(), "machine " + machine.describe()
-                            + " (" + machine.source() + ") runs on queue '" + machine.queue()
-                            + "', which is not configured; configured queues: " + settings.queues().keySet());
-                });
-    }
-
-    /**
-     * The machine versions the pick of {@code queue} takes: those registered on it, and for a machine whose highest
-     * version is on it, the older versions that version upcasts (docs/DESIGN.md, "Upcasting").
-     */
-    private static Map<String, List<Integer>> versionsOnQueue(MachineRegistry machines, String queue) {
-        Map<String, List<Integer>> versions = new TreeMap<>();
-        for (MachineDefinition machine : machines.onQueue(queue)) {
-            versions.computeIfAbsent(machine.name(), name -> new ArrayList<>()).add(machine.version());
-            MachineDefinition highest = machines.resolve(machine.name(), null);
-            if (machine == highest) {
-                for (int version : machines.runnableVersions(machine.name())) {
-                    if (machines.find(machine.name(), version).isEmpty()) {
-                        versions.get(machine.name()).add(version);
-                    }
-                }
-            }
-        }
-        return versions;
-    }
-
-    private static Executor stepThreads(boolean virtual) {
-        if (virtual) {
-            try {
-                return new VirtualThreadTaskExecutor("durable-step-");
-            } catch (UnsupportedOperationException e) {
-                log.warn("Virtual threads were asked for but this JVM ({}) has none; steps run on platform threads",
-                        Runtime.version());
-            }
-        }
-        // Unbounded, but never more threads than steps in flight: the queues' slots bound those.
-        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                daemonThreads("durable-step"));
-    }
-
-    private static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger counter = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, prefix + "-" + counter.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     private static String randomSuffix() {
