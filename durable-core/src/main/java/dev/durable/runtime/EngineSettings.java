@@ -2,18 +2,18 @@ package dev.durable.runtime;
 
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.runtime.support.SettingsChecks;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Everything the engine can be told, in one immutable object with the defaults below, checked in one place
- * ({@link Builder#build()}): the only way to make one is {@link #builder()} (or {@link #toBuilder()} of another), so
- * every instance has passed that check. The Spring Boot starter maps {@code durable.*} properties onto it.
+ * Everything the engine can be told, in one immutable object with the defaults below, checked in one place when
+ * built ({@link Builder#build()}, which runs the runtime's {@code SettingsChecks}): the only way to make one is
+ * {@link #builder()} (or {@link #toBuilder()} of another), so every instance has passed that check. The Spring Boot starter maps {@code durable.*} properties onto it.
  */
 public final class EngineSettings {
 
@@ -43,64 +43,45 @@ public final class EngineSettings {
     /** A node that has picked work within this long counts as busy, and looks for work every poll interval. */
     public static final Duration ACTIVE_WINDOW = Duration.ofSeconds(10);
 
-    private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+    /**
+     * The values of the settings, one component per setting, in the order they print: equality, hash code and the
+     * printed form follow from it. A new setting is a component here, a field and a setter of the {@link Builder},
+     * its argument in {@link Builder#build()}, a getter, and its check in {@code SettingsChecks}.
+     */
+    private record Values(
+            String nodeName,
+            String schema,
+            Duration leaseTtl,
+            Duration heartbeatInterval,
+            Duration pollInterval,
+            Duration idlePollInterval,
+            Duration reaperInterval,
+            int reaperBatchSize,
+            Duration shutdownGracePeriod,
+            Map<String, QueueSettings> queues,
+            @Nullable Duration stepTimeout,
+            Duration zombieGracePeriod,
+            int maxZombies,
+            boolean virtualThreads,
+            Duration outcomeRetryTimeout,
+            Duration maxRetryBackoff,
+            Duration batchWindow,
+            boolean inlineNextSteps,
+            boolean history,
+            LossyState lossyState,
+            Duration scheduleMisfireThreshold,
+            @Nullable Duration retentionDone,
+            @Nullable Duration retentionFailed,
+            @Nullable Duration retentionCancelled,
+            Duration retentionInterval,
+            int retentionBatchSize,
+            DeployCheck.Mode deployCheck) {
+    }
 
-    private final String nodeName;
-    private final String schema;
-    private final Duration leaseTtl;
-    private final Duration heartbeatInterval;
-    private final Duration pollInterval;
-    private final Duration idlePollInterval;
-    private final Duration reaperInterval;
-    private final int reaperBatchSize;
-    private final Duration shutdownGracePeriod;
-    private final Map<String, QueueSettings> queues;
-    private final @Nullable Duration stepTimeout;
-    private final Duration zombieGracePeriod;
-    private final int maxZombies;
-    private final boolean virtualThreads;
-    private final Duration outcomeRetryTimeout;
-    private final Duration maxRetryBackoff;
-    private final Duration batchWindow;
-    private final boolean inlineNextSteps;
-    private final boolean history;
-    private final LossyState lossyState;
-    private final Duration scheduleMisfireThreshold;
-    private final @Nullable Duration retentionDone;
-    private final @Nullable Duration retentionFailed;
-    private final @Nullable Duration retentionCancelled;
-    private final Duration retentionInterval;
-    private final int retentionBatchSize;
-    private final DeployCheck.Mode deployCheck;
+    private final Values values;
 
-    private EngineSettings(Builder builder, String nodeName) {
-        this.nodeName = nodeName;
-        this.schema = builder.schema;
-        this.leaseTtl = builder.leaseTtl;
-        this.heartbeatInterval = builder.heartbeatInterval;
-        this.pollInterval = builder.pollInterval;
-        this.idlePollInterval = builder.idlePollInterval;
-        this.reaperInterval = builder.reaperInterval;
-        this.reaperBatchSize = builder.reaperBatchSize;
-        this.shutdownGracePeriod = builder.shutdownGracePeriod;
-        this.queues = Map.copyOf(builder.queues);
-        this.stepTimeout = builder.stepTimeout;
-        this.zombieGracePeriod = builder.zombieGracePeriod;
-        this.maxZombies = builder.maxZombies;
-        this.virtualThreads = builder.virtualThreads;
-        this.outcomeRetryTimeout = builder.outcomeRetryTimeout;
-        this.maxRetryBackoff = builder.maxRetryBackoff;
-        this.batchWindow = builder.batchWindow;
-        this.inlineNextSteps = builder.inlineNextSteps;
-        this.history = builder.history;
-        this.lossyState = builder.lossyState;
-        this.scheduleMisfireThreshold = builder.scheduleMisfireThreshold;
-        this.retentionDone = builder.retentionDone;
-        this.retentionFailed = builder.retentionFailed;
-        this.retentionCancelled = builder.retentionCancelled;
-        this.retentionInterval = builder.retentionInterval;
-        this.retentionBatchSize = builder.retentionBatchSize;
-        this.deployCheck = builder.deployCheck;
+    private EngineSettings(Values values) {
+        this.values = values;
     }
 
     public static Builder builder() {
@@ -114,49 +95,49 @@ public final class EngineSettings {
 
     public Builder toBuilder() {
         Builder builder = new Builder();
-        builder.nodeName = nodeName;
-        builder.schema = schema;
-        builder.leaseTtl = leaseTtl;
-        builder.heartbeatInterval = heartbeatInterval;
-        builder.pollInterval = pollInterval;
-        builder.idlePollInterval = idlePollInterval;
-        builder.reaperInterval = reaperInterval;
-        builder.reaperBatchSize = reaperBatchSize;
-        builder.shutdownGracePeriod = shutdownGracePeriod;
-        builder.queues = new TreeMap<>(queues);
-        builder.stepTimeout = stepTimeout;
-        builder.zombieGracePeriod = zombieGracePeriod;
-        builder.maxZombies = maxZombies;
-        builder.virtualThreads = virtualThreads;
-        builder.outcomeRetryTimeout = outcomeRetryTimeout;
-        builder.maxRetryBackoff = maxRetryBackoff;
-        builder.batchWindow = batchWindow;
-        builder.inlineNextSteps = inlineNextSteps;
-        builder.history = history;
-        builder.lossyState = lossyState;
-        builder.scheduleMisfireThreshold = scheduleMisfireThreshold;
-        builder.retentionDone = retentionDone;
-        builder.retentionFailed = retentionFailed;
-        builder.retentionCancelled = retentionCancelled;
-        builder.retentionInterval = retentionInterval;
-        builder.retentionBatchSize = retentionBatchSize;
-        builder.deployCheck = deployCheck;
+        builder.nodeName = values.nodeName();
+        builder.schema = values.schema();
+        builder.leaseTtl = values.leaseTtl();
+        builder.heartbeatInterval = values.heartbeatInterval();
+        builder.pollInterval = values.pollInterval();
+        builder.idlePollInterval = values.idlePollInterval();
+        builder.reaperInterval = values.reaperInterval();
+        builder.reaperBatchSize = values.reaperBatchSize();
+        builder.shutdownGracePeriod = values.shutdownGracePeriod();
+        builder.queues = new TreeMap<>(values.queues());
+        builder.stepTimeout = values.stepTimeout();
+        builder.zombieGracePeriod = values.zombieGracePeriod();
+        builder.maxZombies = values.maxZombies();
+        builder.virtualThreads = values.virtualThreads();
+        builder.outcomeRetryTimeout = values.outcomeRetryTimeout();
+        builder.maxRetryBackoff = values.maxRetryBackoff();
+        builder.batchWindow = values.batchWindow();
+        builder.inlineNextSteps = values.inlineNextSteps();
+        builder.history = values.history();
+        builder.lossyState = values.lossyState();
+        builder.scheduleMisfireThreshold = values.scheduleMisfireThreshold();
+        builder.retentionDone = values.retentionDone();
+        builder.retentionFailed = values.retentionFailed();
+        builder.retentionCancelled = values.retentionCancelled();
+        builder.retentionInterval = values.retentionInterval();
+        builder.retentionBatchSize = values.retentionBatchSize();
+        builder.deployCheck = values.deployCheck();
         return builder;
     }
 
     /** This node's stable name (default: the host name); node ids add a per-engine suffix. */
     public String nodeName() {
-        return nodeName;
+        return values.nodeName();
     }
 
     /** The PostgreSQL schema of durable's tables. */
     public String schema() {
-        return schema;
+        return values.schema();
     }
 
     /** How long a claim lives without a heartbeat. */
     public Duration leaseTtl() {
-        return leaseTtl;
+        return values.leaseTtl();
     }
 
     /**
@@ -164,7 +145,7 @@ public final class EngineSettings {
      * not lose it.
      */
     public Duration heartbeatInterval() {
-        return heartbeatInterval;
+        return values.heartbeatInterval();
     }
 
     /**
@@ -173,32 +154,32 @@ public final class EngineSettings {
      * the poller they concern at once).
      */
     public Duration pollInterval() {
-        return pollInterval;
+        return values.pollInterval();
     }
 
     /** How often a node that has seen no work in the last {@link #ACTIVE_WINDOW} looks, as {@link #pollInterval()}. */
     public Duration idlePollInterval() {
-        return idlePollInterval;
+        return values.idlePollInterval();
     }
 
     /** How often expired leases are returned to runnable. */
     public Duration reaperInterval() {
-        return reaperInterval;
+        return values.reaperInterval();
     }
 
     /** The most rows one reaper statement returns, and the most await deadlines one sweep statement fires. */
     public int reaperBatchSize() {
-        return reaperBatchSize;
+        return values.reaperBatchSize();
     }
 
     /** How long a stopping node lets running steps finish before interrupting them and releasing their rows. */
     public Duration shutdownGracePeriod() {
-        return shutdownGracePeriod;
+        return values.shutdownGracePeriod();
     }
 
     /** The queues this node works, by name. */
     public Map<String, QueueSettings> queues() {
-        return queues;
+        return values.queues();
     }
 
     /**
@@ -206,22 +187,22 @@ public final class EngineSettings {
      * own).
      */
     public @Nullable Duration stepTimeout() {
-        return stepTimeout;
+        return values.stepTimeout();
     }
 
     /** How long an interrupted step may take to end before it counts as a zombie. */
     public Duration zombieGracePeriod() {
-        return zombieGracePeriod;
+        return values.zombieGracePeriod();
     }
 
     /** Past this many zombies the node reports itself down (0: never). */
     public int maxZombies() {
-        return maxZombies;
+        return values.maxZombies();
     }
 
     /** Whether steps run on virtual threads (ignored, with a warning, before Java 21). */
     public boolean virtualThreads() {
-        return virtualThreads;
+        return values.virtualThreads();
     }
 
     /**
@@ -229,12 +210,12 @@ public final class EngineSettings {
      * to the reaper.
      */
     public Duration outcomeRetryTimeout() {
-        return outcomeRetryTimeout;
+        return values.outcomeRetryTimeout();
     }
 
     /** The longest pause between attempts of the node's background work while the database cannot be reached. */
     public Duration maxRetryBackoff() {
-        return maxRetryBackoff;
+        return values.maxRetryBackoff();
     }
 
     /**
@@ -243,7 +224,7 @@ public final class EngineSettings {
      * node pays no latency; {@code 0} turns it off.
      */
     public Duration batchWindow() {
-        return batchWindow;
+        return values.batchWindow();
     }
 
     /**
@@ -251,7 +232,7 @@ public final class EngineSettings {
      * commits first), instead of handing the row back to the queue; saves a pick per step of a chain.
      */
     public boolean inlineNextSteps() {
-        return inlineNextSteps;
+        return values.inlineNextSteps();
     }
 
     /**
@@ -259,7 +240,7 @@ public final class EngineSettings {
      * it (docs/DESIGN.md, "History"); on by default.
      */
     public boolean history() {
-        return history;
+        return values.history();
     }
 
     /**
@@ -269,7 +250,7 @@ public final class EngineSettings {
      * retries it, {@link LossyState#FAIL} fails it.
      */
     public LossyState lossyState() {
-        return lossyState;
+        return values.lossyState();
     }
 
     /**
@@ -277,32 +258,32 @@ public final class EngineSettings {
      * their schedule's {@link dev.durable.MissPolicy}. Longer than the poll interval (the sweep's longest pause).
      */
     public Duration scheduleMisfireThreshold() {
-        return scheduleMisfireThreshold;
+        return values.scheduleMisfireThreshold();
     }
 
     /** How long done instances are kept, with their signals, before the retention sweep deletes them; null: forever. */
     public @Nullable Duration retentionDone() {
-        return retentionDone;
+        return values.retentionDone();
     }
 
     /** How long failed instances are kept before the retention sweep deletes them; null: forever. */
     public @Nullable Duration retentionFailed() {
-        return retentionFailed;
+        return values.retentionFailed();
     }
 
     /** How long cancelled instances are kept before the retention sweep deletes them; null: forever. */
     public @Nullable Duration retentionCancelled() {
-        return retentionCancelled;
+        return values.retentionCancelled();
     }
 
     /** How often each node looks for ended instances past their retention. */
     public Duration retentionInterval() {
-        return retentionInterval;
+        return values.retentionInterval();
     }
 
     /** The most instances one retention statement deletes (a short transaction; the sweep repeats it). */
     public int retentionBatchSize() {
-        return retentionBatchSize;
+        return values.retentionBatchSize();
     }
 
     /**
@@ -310,70 +291,28 @@ public final class EngineSettings {
      * deploy check"): nothing, warn about each group it cannot run, or pick from no queue until it can run them all.
      */
     public DeployCheck.Mode deployCheck() {
-        return deployCheck;
+        return values.deployCheck();
     }
 
     /** The settings of {@code queue}, or {@code null} if this node is not configured for it. */
     public @Nullable QueueSettings queue(String queue) {
-        return queues.get(queue);
+        return values.queues().get(queue);
     }
 
     @Override
     public boolean equals(@Nullable Object other) {
-        return other instanceof EngineSettings that
-                && Objects.equals(nodeName, that.nodeName)
-                && Objects.equals(schema, that.schema)
-                && Objects.equals(leaseTtl, that.leaseTtl)
-                && Objects.equals(heartbeatInterval, that.heartbeatInterval)
-                && Objects.equals(pollInterval, that.pollInterval)
-                && Objects.equals(idlePollInterval, that.idlePollInterval)
-                && Objects.equals(reaperInterval, that.reaperInterval)
-                && reaperBatchSize == that.reaperBatchSize
-                && Objects.equals(shutdownGracePeriod, that.shutdownGracePeriod)
-                && Objects.equals(queues, that.queues)
-                && Objects.equals(stepTimeout, that.stepTimeout)
-                && Objects.equals(zombieGracePeriod, that.zombieGracePeriod)
-                && maxZombies == that.maxZombies
-                && virtualThreads == that.virtualThreads
-                && Objects.equals(outcomeRetryTimeout, that.outcomeRetryTimeout)
-                && Objects.equals(maxRetryBackoff, that.maxRetryBackoff)
-                && Objects.equals(batchWindow, that.batchWindow)
-                && inlineNextSteps == that.inlineNextSteps
-                && history == that.history
-                && lossyState == that.lossyState
-                && Objects.equals(scheduleMisfireThreshold, that.scheduleMisfireThreshold)
-                && Objects.equals(retentionDone, that.retentionDone)
-                && Objects.equals(retentionFailed, that.retentionFailed)
-                && Objects.equals(retentionCancelled, that.retentionCancelled)
-                && Objects.equals(retentionInterval, that.retentionInterval)
-                && retentionBatchSize == that.retentionBatchSize
-                && deployCheck == that.deployCheck;
+        return other instanceof EngineSettings that && values.equals(that.values);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(nodeName, schema, leaseTtl, heartbeatInterval, pollInterval, idlePollInterval,
-                reaperInterval,
-                reaperBatchSize, shutdownGracePeriod, queues, stepTimeout, zombieGracePeriod, maxZombies,
-                virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow, inlineNextSteps, history,
-                lossyState, scheduleMisfireThreshold, retentionDone, retentionFailed, retentionCancelled,
-                retentionInterval, retentionBatchSize, deployCheck);
+        return values.hashCode();
     }
 
+    /** {@code EngineSettings[nodeName=..., schema=..., ...]}, every setting by its name. */
     @Override
     public String toString() {
-        return "EngineSettings[nodeName=" + nodeName + ", schema=" + schema + ", leaseTtl=" + leaseTtl
-                + ", heartbeatInterval=" + heartbeatInterval + ", pollInterval=" + pollInterval
-                + ", idlePollInterval=" + idlePollInterval                + ", reaperInterval=" + reaperInterval + ", reaperBatchSize=" + reaperBatchSize
-                + ", shutdownGracePeriod=" + shutdownGracePeriod + ", queues=" + queues + ", stepTimeout=" + stepTimeout
-                + ", zombieGracePeriod=" + zombieGracePeriod + ", maxZombies=" + maxZombies
-                + ", virtualThreads=" + virtualThreads + ", outcomeRetryTimeout=" + outcomeRetryTimeout
-                + ", maxRetryBackoff=" + maxRetryBackoff + ", batchWindow=" + batchWindow
-                + ", inlineNextSteps=" + inlineNextSteps + ", history=" + history + ", lossyState=" + lossyState
-                + ", scheduleMisfireThreshold=" + scheduleMisfireThreshold + ", retentionDone=" + retentionDone
-                + ", retentionFailed=" + retentionFailed + ", retentionCancelled=" + retentionCancelled
-                + ", retentionInterval=" + retentionInterval
-                + ", retentionBatchSize=" + retentionBatchSize + ", deployCheck=" + deployCheck + "]";
+        return "EngineSettings" + values.toString().substring("Values".length());
     }
 
     /** A best-effort host name usable as a node name. */
@@ -578,87 +517,36 @@ public final class EngineSettings {
          * @throws InvalidSettingException naming the first invalid setting
          */
         public EngineSettings build() {
-            String node = nodeName == null ? defaultNodeName() : nodeName;
-            if (!NODE_NAME.matcher(node).matches()) {
-                throw new InvalidSettingException("nodeName", "'" + node
-                        + "' must be 1 to 100 letters, digits, '.', '_' or '-'");
-            }
-            try {
-                DurableSchema.named(Objects.requireNonNull(schema, "schema"));
-            } catch (IllegalArgumentException e) {
-                throw new InvalidSettingException("schema", e.getMessage());
-            }
-            positive("leaseTtl", leaseTtl);
-            positive("heartbeatInterval", heartbeatInterval);
-            positive("pollInterval", pollInterval);
-            positive("idlePollInterval", idlePollInterval);
-            if (idlePollInterval.compareTo(pollInterval) < 0) {
-                throw new InvalidSettingException("idlePollInterval", idlePollInterval + " is shorter than pollInterval ("
-                        + pollInterval + "): an idle node looks for work at most as often as a busy one");
-            }
-            positive("reaperInterval", reaperInterval);
-            positive("zombieGracePeriod", zombieGracePeriod);
-            positive("outcomeRetryTimeout", outcomeRetryTimeout);
-            positive("maxRetryBackoff", maxRetryBackoff);
-            positive("scheduleMisfireThreshold", scheduleMisfireThreshold);
-            positive("retention.interval", retentionInterval);
-            notNegative("retention.done", retentionDone == null ? Duration.ZERO : retentionDone);
-            notNegative("retention.failed", retentionFailed == null ? Duration.ZERO : retentionFailed);
-            notNegative("retention.cancelled", retentionCancelled == null ? Duration.ZERO : retentionCancelled);
-            if (retentionBatchSize < 1) {
-                throw new InvalidSettingException("retention.batchSize", "must be at least 1, was "
-                        + retentionBatchSize);
-            }
-            notNegative("shutdownGracePeriod", shutdownGracePeriod);
-            notNegative("batchWindow", batchWindow);
-            if (stepTimeout != null) {
-                positive("stepTimeout", stepTimeout);
-            }
-            if (heartbeatInterval.multipliedBy(3).compareTo(leaseTtl) > 0) {
-                throw new InvalidSettingException("heartbeatInterval", heartbeatInterval
-                        + " is more than a third of leaseTtl (" + leaseTtl
-                        + "): a lease must survive two missed heartbeats (heartbeatInterval x 3 <= leaseTtl)");
-            }
-            if (scheduleMisfireThreshold.compareTo(idlePollInterval) <= 0) {
-                throw new InvalidSettingException("scheduleMisfireThreshold", scheduleMisfireThreshold
-                        + " is not longer than idlePollInterval (" + idlePollInterval + "): an idle node finds a due"
-                        + " tick within one idle poll interval, so ticks it found on time would count as missed");
-            }
-            if (deployCheck == null) {
-                throw new InvalidSettingException("deployCheck", "must be one of off, warn, fail");
-            }
-            if (reaperBatchSize < 1) {
-                throw new InvalidSettingException("reaperBatchSize", "must be at least 1, was " + reaperBatchSize);
-            }
-            if (maxZombies < 0) {
-                throw new InvalidSettingException("maxZombies", "must not be negative, was " + maxZombies);
-            }
-            queues.forEach((name, queue) -> {
-                if (name == null || name.isBlank()) {
-                    throw new InvalidSettingException("queues", "a queue name must not be blank");
-                }
-                if (queue.concurrency() < 0) {
-                    throw new InvalidSettingException("queues." + name + ".concurrency",
-                            "must not be negative, was " + queue.concurrency());
-                }
-                if (queue.batchSize() < 1) {
-                    throw new InvalidSettingException("queues." + name + ".batchSize",
-                            "must be at least 1, was " + queue.batchSize());
-                }
-            });
-            return new EngineSettings(this, node);
-        }
-
-        private static void positive(String setting, @Nullable Duration value) {
-            if (value == null || value.isZero() || value.isNegative()) {
-                throw new InvalidSettingException(setting, "must be a positive duration, was " + value);
-            }
-        }
-
-        private static void notNegative(String setting, @Nullable Duration value) {
-            if (value == null || value.isNegative()) {
-                throw new InvalidSettingException(setting, "must not be negative, was " + value);
-            }
+            EngineSettings settings = new EngineSettings(new Values(
+                    nodeName == null ? defaultNodeName() : nodeName,
+                    schema,
+                    leaseTtl,
+                    heartbeatInterval,
+                    pollInterval,
+                    idlePollInterval,
+                    reaperInterval,
+                    reaperBatchSize,
+                    shutdownGracePeriod,
+                    Map.copyOf(queues),
+                    stepTimeout,
+                    zombieGracePeriod,
+                    maxZombies,
+                    virtualThreads,
+                    outcomeRetryTimeout,
+                    maxRetryBackoff,
+                    batchWindow,
+                    inlineNextSteps,
+                    history,
+                    lossyState,
+                    scheduleMisfireThreshold,
+                    retentionDone,
+                    retentionFailed,
+                    retentionCancelled,
+                    retentionInterval,
+                    retentionBatchSize,
+                    deployCheck));
+            SettingsChecks.check(settings);
+            return settings;
         }
     }
 
