@@ -1,5 +1,7 @@
 package dev.durable;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,7 +33,23 @@ public record CancelResult(long instanceId, Cancellation outcome, @Nullable Inst
          * The cancel was addressed by unique key ({@link DurableClient#cancelByUniqueKey}) and no instance holds the
          * key; nothing was written.
          */
-        REFUSED_NO_KEY_HOLDER
+        REFUSED_NO_KEY_HOLDER;
+
+        /** The lower-case name: this constant's one spelling outside Java code, in JSON and the actuator. */
+        @JsonValue
+        public String label() {
+            return Labels.of(this);
+        }
+
+        /**
+         * The constant spelled {@code label}.
+         *
+         * @throws IllegalArgumentException naming the labels there are, if {@code label} is none of them
+         */
+        @JsonCreator
+        public static Cancellation fromLabel(String label) {
+            return Labels.parse(Cancellation.class, label);
+        }
     }
 
     /** Whether the instance is cancelled, by this call or an earlier one. */

@@ -1,9 +1,10 @@
 package dev.durable;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,14 +64,20 @@ public record HistoryEntry(long id, long instanceId, String step, Event event, @
         /** An operator made the suspended instance runnable again ({@link DurableClient#retryFailed(long)}). */
         RETRY_SUSPENDED;
 
-        /** The lower-case name, as stored and as the actuator writes it. */
+        /** The lower-case name: the event's one spelling outside Java code, as stored, in JSON and the actuator. */
+        @JsonValue
         public String label() {
-            return name().toLowerCase(Locale.ROOT);
+            return Labels.of(this);
         }
 
-        /** The event of a stored label. */
+        /**
+         * The event spelled {@code label}.
+         *
+         * @throws IllegalArgumentException naming the labels there are, if {@code label} is none of them
+         */
+        @JsonCreator
         public static Event fromLabel(String label) {
-            return valueOf(label.toUpperCase(Locale.ROOT));
+            return Labels.parse(Event.class, label);
         }
     }
 }

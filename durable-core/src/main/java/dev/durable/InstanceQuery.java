@@ -1,5 +1,7 @@
 package dev.durable;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Collection;
@@ -43,7 +45,23 @@ public final class InstanceQuery {
         /** Ascending ids: the instance started first comes first. */
         OLDEST_FIRST,
         /** Descending ids. */
-        NEWEST_FIRST
+        NEWEST_FIRST;
+
+        /** The lower-case name: this constant's one spelling outside Java code, in JSON and the actuator. */
+        @JsonValue
+        public String label() {
+            return Labels.of(this);
+        }
+
+        /**
+         * The constant spelled {@code label}.
+         *
+         * @throws IllegalArgumentException naming the labels there are, if {@code label} is none of them
+         */
+        @JsonCreator
+        public static Order fromLabel(String label) {
+            return Labels.parse(Order.class, label);
+        }
     }
 
     private static final InstanceQuery ALL = new InstanceQuery(new Criteria());

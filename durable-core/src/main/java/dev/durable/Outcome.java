@@ -1,5 +1,7 @@
 package dev.durable;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -56,9 +58,20 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     enum Kind {
         NEXT, RETRY, AWAIT, DONE, STOP;
 
-        /** The lower-case name, as in metrics tags. */
+        /** The lower-case name: this constant's one spelling outside Java code, in JSON and metric tags. */
+        @JsonValue
         public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return Labels.of(this);
+        }
+
+        /**
+         * The kind spelled {@code label}.
+         *
+         * @throws IllegalArgumentException naming the labels there are, if {@code label} is none of them
+         */
+        @JsonCreator
+        public static Kind fromLabel(String label) {
+            return Labels.parse(Kind.class, label);
         }
     }
 
@@ -73,7 +86,23 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
          * {@link StepContext#children()} showed): a step that handles its children as they end and awaits again is
          * woken once per newly ended child, never for one it has seen. At once if every child has ended.
          */
-        ANY
+        ANY;
+
+        /** The lower-case name: this constant's one spelling outside Java code. */
+        @JsonValue
+        public String label() {
+            return Labels.of(this);
+        }
+
+        /**
+         * The join spelled {@code label}.
+         *
+         * @throws IllegalArgumentException naming the labels there are, if {@code label} is none of them
+         */
+        @JsonCreator
+        public static Join fromLabel(String label) {
+            return Labels.parse(Join.class, label);
+        }
     }
 
     /** Which kind of outcome this is. */

@@ -1,5 +1,7 @@
 package dev.durable;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,7 +27,23 @@ public record RetryResult(long instanceId, Retry outcome, @Nullable InstanceStat
          * The instance is neither failed nor suspended (it runs, waits, or ended done or cancelled), so there is
          * nothing to retry; nothing was written.
          */
-        REFUSED_NOT_FAILED
+        REFUSED_NOT_FAILED;
+
+        /** The lower-case name: this constant's one spelling outside Java code, in JSON and the actuator. */
+        @JsonValue
+        public String label() {
+            return Labels.of(this);
+        }
+
+        /**
+         * The constant spelled {@code label}.
+         *
+         * @throws IllegalArgumentException naming the labels there are, if {@code label} is none of them
+         */
+        @JsonCreator
+        public static Retry fromLabel(String label) {
+            return Labels.parse(Retry.class, label);
+        }
     }
 
     /** Whether the instance is runnable again because of this retry. */

@@ -1,5 +1,8 @@
 package dev.durable;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+
 /**
  * What became of a signal.
  *
@@ -29,7 +32,23 @@ public record SignalResult(long instanceId, Delivery delivery, boolean wokeInsta
          * The signal was addressed by unique key ({@link DurableClient#signalByUniqueKey}) and no instance holds the
          * key; nothing was stored.
          */
-        REFUSED_NO_KEY_HOLDER
+        REFUSED_NO_KEY_HOLDER;
+
+        /** The lower-case name: this constant's one spelling outside Java code, in JSON and the actuator. */
+        @JsonValue
+        public String label() {
+            return Labels.of(this);
+        }
+
+        /**
+         * The constant spelled {@code label}.
+         *
+         * @throws IllegalArgumentException naming the labels there are, if {@code label} is none of them
+         */
+        @JsonCreator
+        public static Delivery fromLabel(String label) {
+            return Labels.parse(Delivery.class, label);
+        }
     }
 
     public boolean isDelivered() {

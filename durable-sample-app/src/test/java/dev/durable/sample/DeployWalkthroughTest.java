@@ -94,7 +94,7 @@ class DeployWalkthroughTest {
             JsonNode answer = new SampleHttp(port(asItIs)).get("/actuator/durable/deploy-check").json();
             System.out.println("GET /actuator/durable/deploy-check answers:\n" + answer);
             assertThat(answer.path("passed").asBoolean()).isFalse();
-            assertThat(answer.path("problems").get(0).path("verdict").asString()).isEqualTo("BINDS_LOSSILY");
+            assertThat(answer.path("problems").get(0).path("verdict").asString()).isEqualTo("binds_lossily");
             assertThat(answer.path("problems").get(0).path("droppedPaths").get(0).asString())
                     .isEqualTo("$.reservation");
         }

@@ -12,7 +12,6 @@ import dev.durable.sample.order.Payment;
 import java.net.URI;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
@@ -94,7 +93,7 @@ class OrderController {
             case REFUSED_UNKNOWN_INSTANCE, REFUSED_NO_KEY_HOLDER -> HttpStatus.NOT_FOUND;
             case REFUSED_TERMINAL_INSTANCE -> HttpStatus.CONFLICT;
         };
-        return ResponseEntity.status(status).body(Map.of("result", result.outcome().name().toLowerCase(Locale.ROOT),
+        return ResponseEntity.status(status).body(Map.of("result", result.outcome().label(),
                 "statusBefore", result.status() == null ? "none" : result.status().label()));
     }
 
@@ -108,7 +107,7 @@ class OrderController {
             case REFUSED_UNKNOWN_INSTANCE, REFUSED_NO_KEY_HOLDER -> HttpStatus.NOT_FOUND;
             case REFUSED_TERMINAL_INSTANCE -> HttpStatus.CONFLICT;
         };
-        return ResponseEntity.status(status).body(Map.of("delivery", result.delivery().name().toLowerCase(),
+        return ResponseEntity.status(status).body(Map.of("delivery", result.delivery().label(),
                 "wokeOrder", result.wokeInstance()));
     }
 

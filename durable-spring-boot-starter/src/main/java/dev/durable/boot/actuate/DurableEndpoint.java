@@ -184,7 +184,7 @@ public class DurableEndpoint {
             case REFUSED_TERMINAL_INSTANCE -> throw RejectedRequestException.conflict("Instance " + id + " is "
                     + result.status() + "; only an unfinished instance can be cancelled");
             default -> {
-                return new CancelDescriptor(id, result.outcome().name().toLowerCase(Locale.ROOT),
+                return new CancelDescriptor(id, result.outcome().label(),
                         String.valueOf(result.status()));
             }
         }
@@ -202,7 +202,7 @@ public class DurableEndpoint {
             case REFUSED_NOT_FAILED -> throw RejectedRequestException.conflict("Instance " + id + " is "
                     + result.status() + "; only a failed or suspended instance can be retried");
             default -> {
-                return new RetryDescriptor(id, result.outcome().name().toLowerCase(Locale.ROOT),
+                return new RetryDescriptor(id, result.outcome().label(),
                         String.valueOf(result.status()));
             }
         }
@@ -331,7 +331,7 @@ public class DurableEndpoint {
                     + ", the holder of unique key '" + uniqueKey + "', is " + result.status()
                     + "; only an unfinished instance can be cancelled");
             default -> {
-                return new CancelDescriptor(result.instanceId(), result.outcome().name().toLowerCase(Locale.ROOT),
+                return new CancelDescriptor(result.instanceId(), result.outcome().label(),
                         String.valueOf(result.status()));
             }
         }
@@ -350,7 +350,7 @@ public class DurableEndpoint {
                     + result.instanceId() + ", the holder of unique key '" + uniqueKey
                     + "', has ended; the signal was not stored");
             default -> {
-                return new SignalDescriptor(result.instanceId(), result.delivery().name().toLowerCase(Locale.ROOT),
+                return new SignalDescriptor(result.instanceId(), result.delivery().label(),
                         result.wokeInstance());
             }
         }
@@ -412,7 +412,7 @@ public class DurableEndpoint {
         InFlightReport.Group group = finding.group();
         DeployCheck.Verdict verdict = finding.verdict();
         return new FindingDescriptor(group.machine(), group.version(), group.step(), group.status().label(),
-                group.count(), group.countExact(), verdict.kind().name(), verdict.reason(), verdict.droppedPaths(),
+                group.count(), group.countExact(), verdict.kind().name().toLowerCase(Locale.ROOT), verdict.reason(), verdict.droppedPaths(),
                 verdict.runsAsVersion(), verdict.runsAsStep(), finding.isProblem() ? finding.advice() : null);
     }
 
@@ -446,7 +446,7 @@ public class DurableEndpoint {
 
     private static ScheduleDescriptor describe(StoredSchedule schedule) {
         return new ScheduleDescriptor(schedule.name(), schedule.machine(), schedule.cron(), schedule.zone(),
-                schedule.missPolicy().name().toLowerCase(Locale.ROOT), schedule.declared(), schedule.paused(),
+                schedule.missPolicy().label(), schedule.declared(), schedule.paused(),
                 schedule.nextFireAt(), schedule.lastFiredAt());
     }
 
@@ -564,7 +564,9 @@ public class DurableEndpoint {
      * The verdict on one group of instances.
      *
      * @param count        how many instances; a lower bound when {@code countExact} is false
-     * @param verdict      RUNNABLE, STEP_MISSING, VERSION_NOT_REGISTERED, DOES_NOT_BIND, BINDS_LOSSILY or UPCAST_FAILED
+     * @param verdict      the verdict's kind by its lower-case label, as every status and result of the endpoint:
+     *                     runnable, step_missing, version_not_registered, does_not_bind, binds_lossily or
+     *                     upcast_failed
      * @param advice       what to do about a problem; null for a runnable group
      */
     public record FindingDescriptor(String machine, int version, String step, String status, long count,

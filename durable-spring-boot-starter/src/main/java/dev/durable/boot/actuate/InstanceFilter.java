@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -32,7 +31,7 @@ final class InstanceFilter {
             "correlationKey", "createdFrom", "createdBefore", "updatedFrom", "updatedBefore", "errorContains",
             "afterId", "limit", "order");
     private static final List<String> ORDERS = Arrays.stream(InstanceQuery.Order.values())
-            .map(order -> order.name().toLowerCase(Locale.ROOT)).toList();
+            .map(InstanceQuery.Order::label).toList();
     private static final List<String> STATUSES = Arrays.stream(InstanceStatus.values()).map(InstanceStatus::label)
             .toList();
     private static final String INSTANT_FORMAT = "an ISO-8601 instant, e.g. 2026-11-25T10:15:30Z";
@@ -170,6 +169,6 @@ final class InstanceFilter {
         if (!ORDERS.contains(value)) {
             throw RejectedRequestException.badRequest("Unknown order '" + value + "'", "orders", ORDERS);
         }
-        return InstanceQuery.Order.valueOf(value.toUpperCase(Locale.ROOT));
+        return InstanceQuery.Order.fromLabel(value);
     }
 }

@@ -70,7 +70,7 @@ class InFlightEndpointTest extends IntegrationTest {
         assertThat(problem.path("version").asInt()).isEqualTo(9);
         assertThat(problem.path("status").asString()).isEqualTo("runnable");
         assertThat(problem.path("count").asLong()).isOne();
-        assertThat(problem.path("verdict").asString()).isEqualTo("VERSION_NOT_REGISTERED");
+        assertThat(problem.path("verdict").asString()).isEqualTo("version_not_registered");
         assertThat(problem.path("reason").asString()).isEqualTo("this code registers workflow [v1], not v9");
         assertThat(problem.path("advice").asString()).startsWith("Register workflow v9 again");
         assertThat(http.get("/actuator/durable").json().path("node").path("heldByDeployCheck").asBoolean()).isFalse();
