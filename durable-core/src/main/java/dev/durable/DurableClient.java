@@ -157,8 +157,32 @@ public interface DurableClient {
      */
     List<DurableInstance> list(InstanceQuery query);
 
-    /** The number of instances per queue and status. */
+    /**
+     * The number of instances per queue and status. A queue's count adds up every machine on it, children included;
+     * {@link #countLive()} tells machines apart. Counting done instances reads the whole table.
+     */
     Map<String, Map<InstanceStatus, Long>> count();
+
+    /**
+     * The number of instances {@code query} selects, per status: every one of them, ended ones included, not a page
+     * (the query's {@code afterId}, limit and order play no part). Every status is present, zero included.
+     * Its criteria are tested as {@link #list(InstanceQuery)} tests them: a unique or correlation key reaches its
+     * index, other criteria read the whole table once, so this is a report's read, not a dashboard's
+     * (docs/DESIGN.md, "Counting instances").
+     *
+     * <pre>{@code
+     * Map<InstanceStatus, Long> orders = durable.count(InstanceQuery.all().machine("order"));
+     * }</pre>
+     */
+    Map<InstanceStatus, Long> count(InstanceQuery query);
+
+    /**
+     * The instances that have not ended, and the failed ones, per queue, machine and version, each counted under what
+     * it waits for ({@link WaitReason}: ready, timer, executing, signal, deadline, children, suspended, failed), in
+     * one statement that reads only indexes: its cost follows these instances, not the history of ended ones
+     * (docs/DESIGN.md, "Counting instances"). The starter's meters and actuator show the same.
+     */
+    InstanceCounts countLive();
 
     /**
      * Per queue: counts by status, the age of the oldest runnable instance, expired leases not yet reaped. Counting
@@ -168,8 +192,8 @@ public interface DurableClient {
 
     /**
      * As {@link #summarize()}, but without counting done and cancelled instances (their statuses are absent from
-     * {@link QueueSummary#counts()}); a queue with no unfinished instance is absent. It reads only the indexes of
-     * the other statuses, so its cost does not grow with the history of finished instances.
+     * {@link QueueSummary#counts()}); a queue with no unfinished instance is absent. It is {@link #countLive()} summed
+     * per queue, and reads only indexes, so its cost does not grow with the history of finished instances.
      */
     List<QueueSummary> summarizeLive();
 

@@ -52,7 +52,8 @@ public final class DurableSchema {
             "dev/durable/db/V6__durable_cancel.sql", "dev/durable/db/V7__durable_business_keys.sql",
             "dev/durable/db/V8__durable_children.sql", "dev/durable/db/V9__durable_history.sql",
             "dev/durable/db/V10__durable_suspension.sql", "dev/durable/db/V11__durable_in_flight.sql",
-            "dev/durable/db/V12__durable_suspension_and_in_flight_complete.sql");
+            "dev/durable/db/V12__durable_suspension_and_in_flight_complete.sql",
+            "dev/durable/db/V13__durable_live_counts.sql");
 
     /** Liquibase's tracking tables for durable's changelog, apart from any of the application's. */
     public static final String CHANGELOG_TABLE = "durable_changelog";

@@ -103,7 +103,7 @@ class SchemaUpgradeTest {
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
                 "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
                 "durable-schema-v8", "durable-schema-v9", "durable-schema-v10", "durable-schema-v11",
-                "durable-schema-v12");
+                "durable-schema-v12", "durable-schema-v13");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
                 "cancel_with_parent", "children_started", "children_ended", "awaits_children", "suspension"))
@@ -123,6 +123,7 @@ class SchemaUpgradeTest {
             assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                     Boolean.class, SCHEMA + "." + index)).as(index).isTrue();
         }
+        assertInFlightIndexWidened();
 
         // What is in flight reads the rows written before the upgrade, through the index the upgrade built (the
         // runnable ones include the one whose state the code would narrow: it is suspended only when picked).
@@ -195,7 +196,8 @@ class SchemaUpgradeTest {
         schema.migrate(dataSource);
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
-                String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12");
+                String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
+                "durable-schema-v13");
         assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
         assertSuspensionAndInFlightInstalled();
         // And the instances run on: the suspended one stays suspended, the others finish.
@@ -224,8 +226,77 @@ class SchemaUpgradeTest {
         schema.migrate(dataSource);
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
-                String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12");
+                String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
+                "durable-schema-v13");
         assertSuspensionAndInFlightInstalled();
+    }
+
+    /**
+     * Version 13 widens the index of in-flight rows (docs/DESIGN.md, "Counting instances"): the upgrade builds the
+     * wider one beside it, drops it and gives the new one its name, keeping every row as it was.
+     */
+    @Test
+    void aVersion12DatabaseWithLiveInstancesGetsTheWiderIndexUnderTheSameName() {
+        jdbc.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        DurableSchema schema = DurableSchema.named(SCHEMA);
+        schema.migrate(dataSource, "dev/durable/db/changelog-v12.xml");
+        long parked = insertAsVersion1(1, "order-1");
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid',"
+                + " deadline = now() + interval '1 hour' WHERE id = ?", parked);
+        long runnable = insertAsVersion1(2, null);
+        assertThat(indexDefinition()).doesNotContain("INCLUDE");
+        List<Map<String, Object>> instancesBefore = rows("durable_instance");
+
+        schema.migrate(dataSource);
+
+        assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
+                String.class)).endsWith("durable-schema-v12", "durable-schema-v13");
+        assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
+        assertInFlightIndexWidened();
+        // The instances run on, and what is in flight reads them through the widened index.
+        DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders());
+        assertThat(engine.client().inFlight().groups()).extracting(group -> group.describe() + " " + group.count())
+                .contains("orders v1 at step 'pay' (awaiting_signal) 1");
+        engine.client().signal(parked, "paid", "late", "evt-1");
+        engine.client().signal(runnable, "paid", "late", "evt-2");
+        await().atMost(Duration.ofSeconds(20)).until(() -> "done".equals(status(parked))
+                && "done".equals(status(runnable)));
+    }
+
+    /**
+     * Version 13 run again after an attempt that stopped between its statements (the wider index built and the old
+     * one dropped, the rename not done): every statement finds what it would do done, or does it, and the wider index
+     * takes the name.
+     */
+    @Test
+    void anUpgradeThatStoppedWithinVersion13IsCompleted() {
+        jdbc.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        DurableSchema schema = DurableSchema.named(SCHEMA);
+        schema.migrate(dataSource, "dev/durable/db/changelog-v12.xml");
+        jdbc.execute("CREATE INDEX durable_instance_step_v13 ON " + SCHEMA + ".durable_instance"
+                + " (machine, machine_version, step, status, id) INCLUDE (queue, eligible_at, deadline, awaits_children)"
+                + " WHERE status IN ('runnable', 'awaiting_signal', 'failed')");
+        jdbc.execute("DROP INDEX " + SCHEMA + ".durable_instance_step");
+
+        schema.migrate(dataSource);
+
+        assertInFlightIndexWidened();
+    }
+
+    /** The index of in-flight rows has version 13's columns, under its name, valid, and no other copy is left. */
+    private void assertInFlightIndexWidened() {
+        assertThat(indexDefinition()).contains("(machine, machine_version, step, status, id)")
+                .contains("INCLUDE (queue, eligible_at, deadline, awaits_children)")
+                .contains("WHERE (status = ANY");
+        assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
+                Boolean.class, SCHEMA + ".durable_instance_step")).isTrue();
+        assertThat(jdbc.queryForObject("SELECT to_regclass(?) IS NULL", Boolean.class,
+                SCHEMA + ".durable_instance_step_v13")).isTrue();
+    }
+
+    private String indexDefinition() {
+        return jdbc.queryForObject("SELECT pg_get_indexdef(to_regclass(?))", String.class,
+                SCHEMA + ".durable_instance_step");
     }
 
     private void assertSuspensionAndInFlightInstalled() {

@@ -6,6 +6,7 @@ import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
 import dev.durable.HistoryEntry;
 import dev.durable.InFlightReport;
+import dev.durable.InstanceCounts;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
@@ -326,6 +327,16 @@ public final class DefaultDurableClient implements DurableClient {
     @Override
     public Map<String, Map<InstanceStatus, Long>> count() {
         return queries.count();
+    }
+
+    @Override
+    public Map<InstanceStatus, Long> count(InstanceQuery query) {
+        return search.count(query);
+    }
+
+    @Override
+    public InstanceCounts countLive() {
+        return queries.countLive();
     }
 
     @Override

@@ -2,17 +2,22 @@ package dev.durable.runtime.control;
 
 import dev.durable.DurableInstance;
 import dev.durable.HistoryEntry;
+import dev.durable.InstanceCounts;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
 import dev.durable.RetryResult;
+import dev.durable.WaitReason;
 import dev.durable.json.JsonCodec;
 import dev.durable.runtime.jdbc.History;
 import dev.durable.runtime.jdbc.StatementPlanning;
 import java.sql.Array;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,9 +28,9 @@ import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * The SQL of the read and operator API of the {@link DefaultDurableClient}: one instance, a parent's children, an
- * instance's history, counts and per-queue summaries, and an operator's retry of failed instances, one or a locked page
- * of them (pages of instances are {@link SearchRepository}'s). Joins the caller's Spring transaction, if any; the statements go through
- * {@link StatementPlanning#ordinary()}.
+ * instance's history, counts, the live counts by machine and reason, per-queue summaries, and an operator's retry of
+ * failed instances, one or a locked page of them (pages of instances are {@link SearchRepository}'s). Joins the
+ * caller's Spring transaction, if any; the statements go through {@link StatementPlanning#ordinary()}.
  */
 public final class QueryRepository {
 
@@ -103,36 +108,49 @@ public final class QueryRepository {
             ORDER BY queue
             """;
 
-    // The summary without the done and cancelled counts (its other columns as in SUMMARIZE), for frequent polling
-    // (each node's metrics): every branch reads the partial index of its status, so the cost follows the unfinished
-    // instances, not the history of ended ones (only a scan of their whole index could count them).
-    public static final String SUMMARIZE_LIVE = """
-            /* durable: summarize live */
-            WITH live AS (
-                SELECT queue, status, eligible_at, lease_expires_at, suspension
-                FROM {schema}.durable_instance WHERE status = 'runnable'
+    // The live counts (docs/DESIGN.md, "Counting instances"): the unfinished and failed instances per queue, machine,
+    // version and reason, in one snapshot, with each group's oldest due eligible_at and expired leases (what
+    // summarizeLive() sums per queue). The runnable, parked and failed rows come from durable_instance_step alone, an
+    // index-only scan: schema version 13 includes the columns that say what each waits for. The executing rows, few,
+    // come through the lease index. A suspended row is runnable at eligible_at = 'infinity', so the first branch
+    // counted it as a timer; the last branch, through the index of suspended rows (its reason, text of any length, is
+    // in no index entry), counts it as suspended and takes it off timer. eligible_at is only compared, never subtracted
+    // from, unless bounded by now() (docs/DESIGN.md, pitfall P18).
+    public static final String COUNT_LIVE = """
+            /* durable: count live */
+            WITH counted AS (
+                SELECT queue, machine, machine_version,
+                       CASE WHEN status = 'failed' THEN 'failed'
+                            WHEN status = 'runnable' AND eligible_at <= now() THEN 'ready'
+                            WHEN status = 'runnable' THEN 'timer'
+                            WHEN awaits_children IS NOT NULL THEN 'children'
+                            WHEN deadline IS NOT NULL THEN 'deadline'
+                            ELSE 'signal' END AS reason,
+                       count(*) AS n,
+                       min(eligible_at) FILTER (WHERE status = 'runnable' AND eligible_at <= now()) AS oldest_ready,
+                       0 AS expired
+                FROM {schema}.durable_instance
+                WHERE status IN ('runnable', 'awaiting_signal', 'failed')
+                GROUP BY 1, 2, 3, 4
                 UNION ALL
-                SELECT queue, status, eligible_at, lease_expires_at, NULL
-                FROM {schema}.durable_instance WHERE status = 'executing'
+                SELECT queue, machine, machine_version, 'executing', count(*), NULL,
+                       count(*) FILTER (WHERE lease_expires_at < now())
+                FROM {schema}.durable_instance
+                WHERE status = 'executing'
+                GROUP BY 1, 2, 3
                 UNION ALL
-                SELECT queue, status, eligible_at, lease_expires_at, NULL
-                FROM {schema}.durable_instance WHERE status = 'awaiting_signal'
-                UNION ALL
-                SELECT queue, status, eligible_at, lease_expires_at, NULL
-                FROM {schema}.durable_instance WHERE status = 'failed'
+                SELECT s.queue, s.machine, s.machine_version, r.reason, r.sign * s.n, NULL, 0
+                FROM (SELECT queue, machine, machine_version, count(*) AS n
+                      FROM {schema}.durable_instance
+                      WHERE status = 'runnable' AND suspension IS NOT NULL
+                      GROUP BY 1, 2, 3) s
+                CROSS JOIN (VALUES ('suspended', 1), ('timer', -1)) AS r (reason, sign)
             )
-            SELECT queue,
-                   count(*) FILTER (WHERE status = 'runnable' AND suspension IS NULL) AS runnable,
-                   count(*) FILTER (WHERE status = 'runnable' AND suspension IS NOT NULL) AS suspended,
-                   count(*) FILTER (WHERE status = 'executing') AS executing,
-                   count(*) FILTER (WHERE status = 'awaiting_signal') AS awaiting_signal,
-                   count(*) FILTER (WHERE status = 'failed') AS failed,
-                   extract(epoch FROM now() - min(eligible_at)
-                       FILTER (WHERE status = 'runnable' AND eligible_at <= now())) AS oldest_runnable_seconds,
-                   count(*) FILTER (WHERE status = 'executing' AND lease_expires_at < now()) AS expired_leases
-            FROM live
-            GROUP BY queue
-            ORDER BY queue
+            SELECT queue, machine, machine_version, reason, sum(n) AS n,
+                   extract(epoch FROM now() - min(oldest_ready)) AS oldest_ready_seconds,
+                   sum(expired) AS expired_leases
+            FROM counted
+            GROUP BY 1, 2, 3, 4
             """;
 
     // An operator's retry of a failed instance: back to runnable at the step it failed at, attempt 0. A child that
@@ -226,7 +244,7 @@ public final class QueryRepository {
     private final String historySql;
     private final String countSql;
     private final String summarizeSql;
-    private final String summarizeLiveSql;
+    private final String countLiveSql;
     private final String retryFailedSql;
     private final String retryFailedPageSql;
 
@@ -238,7 +256,7 @@ public final class QueryRepository {
         this.historySql = planning.qualify(HISTORY);
         this.countSql = planning.qualify(COUNT);
         this.summarizeSql = planning.qualify(SUMMARIZE);
-        this.summarizeLiveSql = planning.qualify(SUMMARIZE_LIVE);
+        this.countLiveSql = planning.qualify(COUNT_LIVE);
         this.retryFailedSql = planning.qualify(RETRY_FAILED);
         this.retryFailedPageSql = planning.qualify(RETRY_FAILED_PAGE);
     }
@@ -290,15 +308,6 @@ public final class QueryRepository {
         return summaries(summarizeSql, EnumSet.allOf(InstanceStatus.class));
     }
 
-    /**
-     * As {@link #summarize()} but without the done and cancelled counts; reads only the partial indexes of the other
-     * statuses.
-     */
-    List<QueueSummary> summarizeLive() {
-        return summaries(summarizeLiveSql, EnumSet.complementOf(EnumSet.of(InstanceStatus.DONE,
-                InstanceStatus.CANCELLED)));
-    }
-
     private List<QueueSummary> summaries(String sql, Set<InstanceStatus> counted) {
         return planning.ordinary().sql(sql).query((rs, i) -> {
             Map<InstanceStatus, Long> counts = new EnumMap<>(InstanceStatus.class);
@@ -309,6 +318,51 @@ public final class QueryRepository {
             Duration age = rs.wasNull() ? null : Duration.ofNanos((long) (oldest * 1e9));
             return new QueueSummary(rs.getString("queue"), counts, age, rs.getLong("expired_leases"));
         }).list();
+    }
+
+    /**
+     * As {@link #summarize()} but without the done and cancelled counts: {@link #countLive()} summed per queue, so it
+     * reads only indexes.
+     */
+    List<QueueSummary> summarizeLive() {
+        InstanceCounts live = countLive();
+        List<QueueSummary> summaries = new ArrayList<>();
+        for (String queue : live.queues()) {
+            InstanceCounts ofQueue = live.queue(queue);
+            Map<InstanceStatus, Long> counts = new EnumMap<>(InstanceStatus.class);
+            for (InstanceStatus status : InstanceStatus.values()) {
+                if (!status.isTerminal() || status == InstanceStatus.FAILED) {
+                    counts.put(status, ofQueue.count(status));
+                }
+            }
+            summaries.add(new QueueSummary(queue, counts, ofQueue.oldestReadyAge(), ofQueue.expiredLeases()));
+        }
+        return summaries;
+    }
+
+    /**
+     * The unfinished and failed instances per queue, machine, version and reason, in one statement that reads only
+     * indexes (docs/DESIGN.md, "Counting instances").
+     */
+    InstanceCounts countLive() {
+        Map<List<Object>, Map<WaitReason, Long>> counts = new LinkedHashMap<>();
+        Map<List<Object>, Duration> oldest = new HashMap<>();
+        Map<List<Object>, Long> expired = new HashMap<>();
+        planning.ordinary().sql(countLiveSql).query(rs -> {
+            List<Object> group = List.of(rs.getString("queue"), rs.getString("machine"), rs.getInt("machine_version"));
+            counts.computeIfAbsent(group, key -> new EnumMap<>(WaitReason.class))
+                    .merge(WaitReason.fromLabel(rs.getString("reason")), rs.getLong("n"), Long::sum);
+            double seconds = rs.getDouble("oldest_ready_seconds");
+            if (!rs.wasNull()) {
+                oldest.merge(group, Duration.ofNanos((long) (seconds * 1e9)), (a, b) -> a.compareTo(b) >= 0 ? a : b);
+            }
+            expired.merge(group, rs.getLong("expired_leases"), Long::sum);
+        });
+        List<InstanceCounts.Group> groups = new ArrayList<>();
+        counts.forEach((group, byReason) -> groups.add(new InstanceCounts.Group((String) group.get(0),
+                (String) group.get(1), (Integer) group.get(2), byReason, oldest.get(group),
+                expired.getOrDefault(group, 0L))));
+        return new InstanceCounts(groups);
     }
 
     /**

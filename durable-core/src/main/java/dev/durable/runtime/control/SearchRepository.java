@@ -11,7 +11,10 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -24,8 +27,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The SQL of finding instances by what an application or an operator knows of them, for the
- * {@link DefaultDurableClient}: a page of the instances an {@link InstanceQuery} selects, the holder of a unique key,
- * and the locks the bulk operations and the operations addressed by unique key take before they act
+ * {@link DefaultDurableClient}: a page of the instances an {@link InstanceQuery} selects, or their count, the holder of
+ * a unique key, and the locks the bulk operations and the operations addressed by unique key take before they act
  * (docs/DESIGN.md, "Finding instances").
  *
  * <p>Every criterion of a query is optional, so each statement tests each one as {@code (:x IS NULL OR column = :x)}
@@ -105,6 +108,33 @@ public final class SearchRepository {
             LIMIT :limit
             """;
 
+    // Every instance the criteria of SEARCH select, counted per status (a suspended one as suspended), whatever the
+    // query's page: no keyset, no limit (docs/DESIGN.md, "Counting instances").
+    static final String COUNT = """
+            /* durable: count query */
+            SELECT CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
+                       AS status,
+                   count(*) AS n
+            FROM {schema}.durable_instance
+            WHERE status = ANY (:statuses)
+              AND (suspension IS NULL OR CAST(:suspended AS boolean))
+              AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
+              AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
+              AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+              AND (CAST(:machine AS text) IS NULL OR machine = :machine)
+              AND (CAST(:version AS integer) IS NULL OR machine_version = :version)
+              AND (CAST(:step AS text) IS NULL OR step = :step)
+              AND (CAST(:uniqueKey AS text) IS NULL OR unique_key = :uniqueKey)
+              AND (CAST(:correlationKey AS text) IS NULL OR correlation_key = :correlationKey)
+              AND (CAST(:createdFrom AS timestamptz) IS NULL OR created_at >= :createdFrom)
+              AND (CAST(:createdBefore AS timestamptz) IS NULL OR created_at < :createdBefore)
+              AND (CAST(:updatedFrom AS timestamptz) IS NULL OR updated_at >= :updatedFrom)
+              AND (CAST(:updatedBefore AS timestamptz) IS NULL OR updated_at < :updatedBefore)
+              AND (CAST(:errorContains AS text) IS NULL
+                   OR position(lower(:errorContains) IN lower(last_error)) > 0)
+            GROUP BY 1
+            """;
+
     // The page a bulk operation acts on, locked: the criteria of SEARCH, oldest first, locked in id order like every
     // multi-row statement (docs/DESIGN.md, pitfall P4). A row another transaction is changing is waited for and its
     // criteria are checked again on the row as that transaction left it (READ COMMITTED re-checks the WHERE of a
@@ -170,6 +200,7 @@ public final class SearchRepository {
     private final TransactionTemplate transaction;
     private final String searchSql;
     private final String searchNewestFirstSql;
+    private final String countSql;
     private final String lockPageSql;
     private final String findHolderSql;
     private final String lockHolderSql;
@@ -179,6 +210,7 @@ public final class SearchRepository {
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.searchSql = planning.qualify(SEARCH);
         this.searchNewestFirstSql = planning.qualify(SEARCH_NEWEST_FIRST);
+        this.countSql = planning.qualify(COUNT);
         this.lockPageSql = planning.qualify(LOCK_PAGE);
         this.findHolderSql = planning.qualify(FIND_HOLDER);
         this.lockHolderSql = planning.qualify(LOCK_HOLDER);
@@ -190,6 +222,18 @@ public final class SearchRepository {
         return bind(planning.freshlyPlanned().sql(sql), query)
                 .query((rs, i) -> InstanceRow.read(rs, codec))
                 .list();
+    }
+
+    /** Every instance {@code query} selects, whatever its page, per status: every status present, zero included. */
+    Map<InstanceStatus, Long> count(InstanceQuery query) {
+        Map<InstanceStatus, Long> counts = new EnumMap<>(InstanceStatus.class);
+        for (InstanceStatus status : InstanceStatus.values()) {
+            counts.put(status, 0L);
+        }
+        bind(planning.freshlyPlanned().sql(countSql), query).query(rs -> {
+            counts.put(InstanceStatus.fromLabel(rs.getString("status")), rs.getLong("n"));
+        });
+        return Collections.unmodifiableMap(counts);
     }
 
     /** The instance holding {@code uniqueKey} now, if any. */

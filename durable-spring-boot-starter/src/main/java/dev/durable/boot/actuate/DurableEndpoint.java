@@ -5,12 +5,14 @@ import dev.durable.CancelResult;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
 import dev.durable.InFlightReport;
+import dev.durable.InstanceCounts;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
 import dev.durable.RetryResult;
 import dev.durable.SignalResult;
 import dev.durable.StoredSchedule;
+import dev.durable.WaitReason;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.DurableEngine;
@@ -46,7 +48,8 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <ul>
  *   <li>{@code GET /actuator/durable}: the node, the registered machines and, per queue, the instances by status
- *       (all nodes), the age of the oldest runnable instance, expired leases not yet reaped, and this node's
+ *       (all nodes), the unfinished and failed ones by what they wait for ({@link WaitReason}), in all and per machine
+ *       version, the age of the oldest runnable instance, expired leases not yet reaped, and this node's
  *       concurrency, steps in flight and whether it paused the queue; the recurring schedules of the cluster; and
  *       what no live node can run (stranded instances and schedules);</li>
  *   <li>{@code GET /actuator/durable/{id}}: one instance, without its state and result unless
@@ -112,18 +115,21 @@ public class DurableEndpoint {
                 stats.reaped(), engine.heldByDeployCheck());
         List<MachineDescriptor> machines = engine.machines().all().stream().map(DurableEndpoint::describe).toList();
         Map<String, QueueSummary> summaries = new TreeMap<>();
+        InstanceCounts counts = new InstanceCounts(List.of());
         String summaryError = null;
         try {
             engine.client().summarize().forEach(summary -> summaries.put(summary.queue(), summary));
+            counts = engine.client().countLive();
         } catch (DataAccessException e) {
             summaryError = e.getClass().getName() + ": " + e.getMessage();
         }
         Map<String, DurableEngine.QueueStatus> local = engine.queues();
         Set<String> names = new TreeSet<>(local.keySet());
         names.addAll(summaries.keySet());
+        names.addAll(counts.queues());
         Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
         for (String name : names) {
-            queues.put(name, describe(summaries.get(name), local.get(name)));
+            queues.put(name, describe(summaries.get(name), counts.queue(name), local.get(name)));
         }
         List<StrandedDescriptor> stranded = engine.stranded().stream()
                 .map(s -> new StrandedDescriptor(s.machine(), s.version(), s.waiting(), s.since()))
@@ -261,13 +267,15 @@ public class DurableEndpoint {
             engine.resume(queue);
         }
         QueueSummary summary = null;
+        InstanceCounts counts = new InstanceCounts(List.of());
         try {
             summary = engine.client().summarize().stream().filter(s -> s.queue().equals(queue)).findFirst()
                     .orElse(null);
+            counts = engine.client().countLive().queue(queue);
         } catch (DataAccessException e) {
             // the pause or resume took effect; the counts are just not available now
         }
-        return describe(summary, engine.queues().get(queue));
+        return describe(summary, counts, engine.queues().get(queue));
     }
 
     /**
@@ -450,16 +458,29 @@ public class DurableEndpoint {
                 schedule.nextFireAt(), schedule.lastFiredAt());
     }
 
-    private static QueueDescriptor describe(@Nullable QueueSummary summary,
+    /** A queue: its {@code summary} (counts by status), its live {@code counts} and this node's view of it. */
+    private static QueueDescriptor describe(@Nullable QueueSummary summary, InstanceCounts counts,
             DurableEngine.@Nullable QueueStatus local) {
-        Map<String, Long> counts = new LinkedHashMap<>();
+        Map<String, Long> byStatus = new LinkedHashMap<>();
         for (InstanceStatus status : InstanceStatus.values()) {
-            counts.put(status.label(), summary == null ? 0L : summary.count(status));
+            byStatus.put(status.label(), summary == null ? 0L : summary.count(status));
         }
-        return new QueueDescriptor(counts, summary == null ? null : summary.oldestRunnableAge(),
+        List<MachineCountsDescriptor> machines = counts.groups().stream()
+                .map(group -> new MachineCountsDescriptor(group.machine(), group.version(), labels(group.counts())))
+                .toList();
+        return new QueueDescriptor(byStatus, summary == null ? null : summary.oldestRunnableAge(),
                 summary == null ? 0 : summary.expiredLeases(), local == null ? 0 : local.concurrency(),
                 local == null ? 0 : local.inFlight(), local != null && local.paused(),
-                local != null && local.active());
+                local != null && local.active(), labels(counts.byReason()), machines);
+    }
+
+    /** Counts by reason, keyed by the reasons' labels, in the reasons' order. */
+    private static Map<String, Long> labels(Map<WaitReason, Long> counts) {
+        Map<String, Long> labelled = new LinkedHashMap<>();
+        for (WaitReason reason : WaitReason.values()) {
+            labelled.put(reason.label(), counts.getOrDefault(reason, 0L));
+        }
+        return labelled;
     }
 
     /** An instance as a list shows it: without its history. */
@@ -589,9 +610,22 @@ public class DurableEndpoint {
      * @param inFlight           the queue's steps running on this node now
      * @param paused             whether this node paused the queue
      * @param polled             whether this node polls the queue (it has slots and machines on it)
+     * @param reasons            its unfinished and failed instances by what they wait for, every reason present
+     *                           (docs/DESIGN.md, "Counting instances"), read by a second statement right after
+     *                           {@code counts}
+     * @param machines           the same per machine version, for each that has such instances on the queue
      */
     public record QueueDescriptor(Map<String, Long> counts, @Nullable Duration oldestRunnableAge, long expiredLeases,
-            int concurrency, int inFlight, boolean paused, boolean polled) implements OperationResponseBody {
+            int concurrency, int inFlight, boolean paused, boolean polled, Map<String, Long> reasons,
+            List<MachineCountsDescriptor> machines) implements OperationResponseBody {
+    }
+
+    /**
+     * One machine version's unfinished and failed instances on a queue.
+     *
+     * @param reasons the instances by what they wait for, every reason present
+     */
+    public record MachineCountsDescriptor(String machine, int version, Map<String, Long> reasons) {
     }
 
     /** One instance; {@code state} and {@code result} are present only when shown. */

@@ -1,7 +1,9 @@
 package dev.durable.boot.actuate;
 
+import dev.durable.InstanceCounts;
 import dev.durable.InstanceStatus;
-import dev.durable.QueueSummary;
+import dev.durable.WaitReason;
+import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.DurableListener;
 import dev.durable.runtime.EngineStats;
@@ -19,10 +21,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -35,8 +38,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The engine's meters. Tags are low-cardinality: machine, step, outcome, fate, queue, status; never an instance
- * id.
+ * The engine's meters. Tags are low-cardinality: machine, version, step, outcome, fate, queue, status, reason; never
+ * an instance id.
  *
  * <table>
  *   <caption>Meters</caption>
@@ -64,13 +67,19 @@ import org.slf4j.LoggerFactory;
  *       awaiting_signal, suspended, failed (not done and cancelled: history is no depth, and only a scan counts
  *       it)</td>
  *       </tr>
+ *   <tr><td>{@code durable.instances}</td><td>gauge (database)</td><td>queue, machine, version, status, reason: the
+ *       same instances as {@code durable.queue.depth}, each under what it waits for ({@link WaitReason}: ready, timer,
+ *       executing, signal, deadline, children, suspended, failed); every reason of every machine version this node
+ *       registers, zeros included, and of every other one that has such instances</td></tr>
  *   <tr><td>{@code durable.queue.oldest.runnable.age}, {@code durable.queue.expired.leases}</td><td>gauges
  *       (database)</td><td>queue</td></tr>
  * </table>
  *
- * The database gauges come from {@code DurableClient.summarizeLive()}, which reads only the indexes of unfinished
- * instances, run in the background every {@code durable.metrics.queue-depth-refresh-interval} and cached; a scrape
- * never queries the database. This node's queues are always reported, at zero when they have nothing unfinished.
+ * The database gauges come from one statement, {@code DurableClient.countLive()}, which reads only the indexes of
+ * unfinished and failed instances (docs/DESIGN.md, "Counting instances"), run in the background every
+ * {@code durable.metrics.queue-depth-refresh-interval} and cached: a scrape never queries the database, and what it
+ * shows is at most that interval old. This node's queues are always reported, at zero when they have nothing
+ * unfinished.
  */
 public final class DurableMetrics implements DurableListener, MeterBinder, AutoCloseable {
 
@@ -204,21 +213,30 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
     private record StepMeter(MeterRegistry registry, String machine, String step, String outcome, String fate) {
     }
 
-    /** Queries the queue summaries now and updates the database gauges. */
+    private record GroupKey(String queue, String machine, int version) {
+    }
+
+    private static GroupKey key(InstanceCounts.Group group) {
+        return new GroupKey(group.queue(), group.machine(), group.version());
+    }
+
+    /** Counts the live instances now and updates the database gauges. */
     public void refresh() {
-        List<QueueSummary> summaries;
+        InstanceCounts counts;
         Set<String> localQueues;
+        List<MachineDefinition> localMachines;
         List<StrandedInstances> stranded;
         try {
             DurableEngine node = engine.get();
             localQueues = node.queues().keySet();
+            localMachines = node.machines().all();
             stranded = node.stranded();
-            summaries = node.client().summarizeLive();
+            counts = node.client().countLive();
         } catch (RuntimeException e) {
             log.debug("Could not refresh durable's queue gauges; keeping the last values: {}", e.toString());
             return;
         }
-        queueGauges.forEach(gauges -> gauges.update(summaries, localQueues, stranded));
+        queueGauges.forEach(gauges -> gauges.update(counts, localQueues, localMachines, stranded));
     }
 
     @Override
@@ -258,6 +276,7 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
     private static final class QueueGauges {
 
         private final MultiGauge depth;
+        private final MultiGauge instances;
         private final MultiGauge oldestRunnableAge;
         private final MultiGauge expiredLeases;
         private final MultiGauge stranded;
@@ -265,6 +284,10 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
         QueueGauges(MeterRegistry registry) {
             depth = MultiGauge.builder("durable.queue.depth")
                     .description("Instances per queue and status, all nodes").baseUnit("instances")
+                    .register(registry);
+            instances = MultiGauge.builder("durable.instances")
+                    .description("Unfinished and failed instances per queue, machine, version and what they wait for"
+                            + " (reason), all nodes").baseUnit("instances")
                     .register(registry);
             oldestRunnableAge = MultiGauge.builder("durable.queue.oldest.runnable.age")
                     .description("How long the oldest eligible runnable instance of the queue has waited")
@@ -278,25 +301,44 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
                     .register(registry);
         }
 
-        /** {@code summaries} without done counts; queues of this node missing from them have nothing unfinished. */
-        void update(List<QueueSummary> summaries, Set<String> localQueues, List<StrandedInstances> strandedNow) {
-            Map<String, QueueSummary> byQueue = new TreeMap<>();
-            localQueues.forEach(queue -> byQueue.put(queue, new QueueSummary(queue, Map.of(), null, 0)));
-            summaries.forEach(summary -> byQueue.put(summary.queue(), summary));
+        /**
+         * {@code counts} of every queue; queues and machine versions of this node missing from them have nothing
+         * unfinished.
+         */
+        void update(InstanceCounts counts, Set<String> localQueues, List<MachineDefinition> localMachines,
+                List<StrandedInstances> strandedNow) {
+            Set<String> queues = new TreeSet<>(localQueues);
+            queues.addAll(counts.queues());
             List<MultiGauge.Row<?>> depths = new ArrayList<>();
             List<MultiGauge.Row<?>> ages = new ArrayList<>();
             List<MultiGauge.Row<?>> expired = new ArrayList<>();
-            for (QueueSummary summary : byQueue.values()) {
+            for (String queue : queues) {
+                InstanceCounts ofQueue = counts.queue(queue);
                 for (InstanceStatus status : DEPTH_STATUSES) {
-                    depths.add(MultiGauge.Row.of(Tags.of("queue", summary.queue(), "status", status.label()),
-                            summary.count(status)));
+                    depths.add(MultiGauge.Row.of(Tags.of("queue", queue, "status", status.label()),
+                            ofQueue.count(status)));
                 }
-                Duration age = summary.oldestRunnableAge();
-                ages.add(MultiGauge.Row.of(Tags.of("queue", summary.queue()),
-                        age == null ? 0.0 : age.toNanos() / 1e9));
-                expired.add(MultiGauge.Row.of(Tags.of("queue", summary.queue()), summary.expiredLeases()));
+                Duration age = ofQueue.oldestReadyAge();
+                ages.add(MultiGauge.Row.of(Tags.of("queue", queue), age == null ? 0.0 : age.toNanos() / 1e9));
+                expired.add(MultiGauge.Row.of(Tags.of("queue", queue), ofQueue.expiredLeases()));
+            }
+            Map<GroupKey, InstanceCounts.Group> groups = new LinkedHashMap<>();
+            localMachines.forEach(machine -> {
+                InstanceCounts.Group none = new InstanceCounts.Group(machine.queue(), machine.name(), machine.version(),
+                        Map.of(), null, 0);
+                groups.put(key(none), none);
+            });
+            counts.groups().forEach(group -> groups.put(key(group), group));
+            List<MultiGauge.Row<?>> byReason = new ArrayList<>();
+            for (InstanceCounts.Group group : groups.values()) {
+                for (WaitReason reason : WaitReason.values()) {
+                    byReason.add(MultiGauge.Row.of(Tags.of("queue", group.queue(), "machine", group.machine(),
+                            "version", String.valueOf(group.version()), "status", reason.status().label(),
+                            "reason", reason.label()), group.count(reason)));
+                }
             }
             depth.register(depths, true);
+            instances.register(byReason, true);
             oldestRunnableAge.register(ages, true);
             expiredLeases.register(expired, true);
             stranded.register(strandedNow.stream()

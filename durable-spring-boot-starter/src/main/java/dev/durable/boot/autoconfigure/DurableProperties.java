@@ -379,8 +379,9 @@ public final class DurableProperties {
     public static final class Metrics {
 
         /**
-         * How often the queue depth gauges (instances per queue and status) are refreshed from the database; the
-         * query runs in the background, never on a scrape.
+         * How often the database gauges (durable.queue.* and durable.instances: the unfinished and failed instances per
+         * queue, machine, version, status and reason) are refreshed from the database; the query runs in the
+         * background, never on a scrape, so a scrape shows values at most this old.
          */
         private final Duration queueDepthRefreshInterval;
 

@@ -167,6 +167,18 @@ class DurableApplicationTest extends IntegrationTest {
         assertThat(other.path("oldestRunnableAge").asString()).startsWith("PT5M").endsWith("S");
         assertThat(other.path("concurrency").asInt()).isZero();
         assertThat(body.path("queues").path("slow").path("concurrency").asInt()).isEqualTo(4);
+        // What the unfinished instances wait for, every reason present: the row moved to 'other' is due, and is an
+        // instance of workflow v1; the default queue holds only the done one, which waits for nothing.
+        assertThat(other.path("reasons").propertyNames()).containsExactly("ready", "timer", "executing", "signal", "deadline",
+                "children", "suspended", "failed");
+        assertThat(other.path("reasons").path("ready").asLong()).isEqualTo(1);
+        assertThat(other.path("reasons").valueStream().mapToLong(JsonNode::asLong).sum()).isEqualTo(1);
+        assertThat(other.path("machines")).hasSize(1);
+        assertThat(other.path("machines").get(0).path("machine").asString()).isEqualTo("workflow");
+        assertThat(other.path("machines").get(0).path("version").asInt()).isEqualTo(1);
+        assertThat(other.path("machines").get(0).path("reasons").path("ready").asLong()).isEqualTo(1);
+        assertThat(defaults.path("reasons").valueStream().mapToLong(JsonNode::asLong).sum()).isZero();
+        assertThat(defaults.path("machines")).isEmpty();
     }
 
     @Test

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -170,6 +171,35 @@ class MetricsTest extends IntegrationTest {
         assertThat(registry.get("durable.steps.in.flight").gauge().value()).isGreaterThanOrEqualTo(0);
         assertThat(registry.get("durable.queue.concurrency").tag("queue", "slow").gauge().value()).isEqualTo(4);
         assertThat(registry.get("durable.zombies").gauge().value()).isZero();
+    }
+
+    /**
+     * The unfinished instances by queue, machine, version and what they wait for: every reason of every machine version
+     * this node registers, zeros included; a workflow parked on a signal without a deadline under its machine and the
+     * reason {@code signal}; summed over machines and reasons, the depth of each status of the queue.
+     */
+    @Test
+    void instancesAreAGaugeByQueueMachineVersionStatusAndReason() {
+        long id = durable.start(Workflow.class, new Workflow.State("reasoned", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("awaiting_signal"));
+        metrics.refresh();
+
+        assertThat(registry.get("durable.instances").tags("queue", "default", "machine", "workflow", "version", "1",
+                "status", "awaiting_signal", "reason", "signal").gauge().value()).isEqualTo(1);
+        assertThat(registry.find("durable.instances").tags("machine", "workflow", "version", "1").gauges())
+                .extracting(gauge -> gauge.getId().getTag("reason"))
+                .containsExactlyInAnyOrder("ready", "timer", "executing", "signal", "deadline", "children",
+                        "suspended", "failed");
+        assertThat(registry.find("durable.instances").tags("machine", "blocker").gauges()).isNotEmpty()
+                .allSatisfy(gauge -> assertThat(gauge.value()).isZero());
+        for (String status : List.of("runnable", "executing", "awaiting_signal", "suspended", "failed")) {
+            double byReason = registry.find("durable.instances").tags("queue", "default", "status", status).gauges()
+                    .stream().mapToDouble(Gauge::value).sum();
+            assertThat(byReason).as(status).isEqualTo(registry.get("durable.queue.depth")
+                    .tags("queue", "default", "status", status).gauge().value());
+        }
+        assertThat(registry.find("durable.instances").gauges()).allSatisfy(gauge -> assertThat(gauge.getId().getTags())
+                .extracting("key").containsExactlyInAnyOrder("queue", "machine", "version", "status", "reason"));
     }
 
     private Timer timer(String machine, String step, String outcome) {

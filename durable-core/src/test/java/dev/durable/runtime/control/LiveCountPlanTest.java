@@ -1,0 +1,150 @@
+package dev.durable.runtime.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durable.InstanceCounts;
+import dev.durable.WaitReason;
+import dev.durable.jdbc.DurableSchema;
+import dev.durable.runtime.jdbc.History;
+import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.testing.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The live counts on a table whose ended rows dwarf its unfinished ones (docs/DESIGN.md, "Counting instances"): ROWS
+ * rows, one in ten unfinished, spread over 8 machines of 2 versions on 4 queues and over every reason, the others
+ * ended (1 % of all failed, 1 % cancelled, the rest done), vacuumed as autovacuum leaves a table. The statement reads
+ * the runnable, parked and failed rows from {@code durable_instance_step} alone (an index-only scan), the executing
+ * and suspended ones through their own indexes, and never the table whole; and what it counts is what the rows say,
+ * reason by reason.
+ *
+ * <p>The default suite uses 100,000 rows; {@code docs/PERFORMANCE.md} records the plan on a million, printed by
+ * {@code ./mvnw -pl durable-core test -Dtest=LiveCountPlanTest -Ddurable.plan.rows=1000000 -Ddurable.plan.print=true}.
+ */
+class LiveCountPlanTest {
+
+    private static final StatementPlanning PLANNING = new StatementPlanning(TestDatabase.dataSource(),
+            DurableSchema.named(TestDatabase.SCHEMA));
+    private static final int ROWS = Integer.getInteger("durable.plan.rows", 100_000);
+    private static final boolean PRINT = Boolean.getBoolean("durable.plan.print");
+
+    /**
+     * Every tenth row unfinished: its machine and version by its place among them (16 groups, each machine on one of
+     * the queues), its reason by its place among each sixteen, out of 100: 22 ready, 22 timers (due in an hour
+     * or more, so none falls due while the test runs), 1 executing, 22 parked on a signal, 18 on a signal with a
+     * deadline, 14 on their children (every other one of those with a deadline too), 1 suspended. States of about 100
+     * bytes, as an order's.
+     */
+    @BeforeAll
+    static void fillTheTable() {
+        TestDatabase.clean();
+        TestDatabase.jdbc().update("""
+                INSERT INTO durable_it.durable_instance (machine, machine_version, step, state, queue, status,
+                    eligible_at, lease_owner, lease_token, lease_expires_at, updated_at, awaits, deadline,
+                    awaits_children, children_started, suspension, last_error)
+                SELECT 'm' || ((g / 10) % 8), 1 + (g / 80) % 2, 's' || (g % 3),
+                       jsonb_build_object('order', g, 'lines',
+                                          jsonb_build_array(jsonb_build_object('sku', 'A-' || g, 'qty', 1)),
+                                          'note', 'leave at the door'),
+                       'q' || ((g / 10) % 4),
+                       (CASE WHEN g % 10 <> 0 THEN CASE g % 100 WHEN 1 THEN 'failed' WHEN 3 THEN 'cancelled'
+                                                                ELSE 'done' END
+                             WHEN c < 44 OR c = 99 THEN 'runnable'
+                             WHEN c = 44 THEN 'executing'
+                             ELSE 'awaiting_signal' END)::durable_it.durable_status,
+                       CASE WHEN g % 10 = 0 AND c BETWEEN 22 AND 43 THEN now() + (g % 60 + 60) * interval '1 minute'
+                            WHEN g % 10 = 0 AND c = 99 THEN 'infinity'
+                            ELSE now() - (g % 60 + 1) * interval '1 second' END,
+                       CASE WHEN g % 10 = 0 AND c = 44 THEN 'node:1' END,
+                       CASE WHEN g % 10 = 0 AND c = 44 THEN g END,
+                       CASE WHEN g % 10 = 0 AND c = 44 THEN now() + CASE WHEN g % 20 = 0 THEN -1 ELSE 1 END
+                                                                   * interval '1 minute' END,
+                       now() - (g % 10000) * interval '1 minute',
+                       CASE WHEN g % 10 = 0 AND c BETWEEN 45 AND 84 THEN 'payment' END,
+                       CASE WHEN g % 10 = 0 AND c BETWEEN 67 AND 84 THEN now() + (g % 21 - 10) * interval '1 minute'
+                            WHEN g % 10 = 0 AND c BETWEEN 85 AND 98 AND g % 20 = 0 THEN now() + interval '1 hour' END,
+                       CASE WHEN g % 10 = 0 AND c BETWEEN 85 AND 98 THEN 3 END,
+                       CASE WHEN g % 10 = 0 AND c BETWEEN 85 AND 98 THEN 3 ELSE 0 END,
+                       CASE WHEN g % 10 = 0 AND c = 99 THEN 'would lose [$.reservation]' END,
+                       CASE WHEN g % 100 = 1 THEN 'carrier down' END
+                FROM generate_series(1, ?) g, LATERAL (SELECT (g / 160) % 100 AS c) place
+                """, ROWS);
+        // What autovacuum does to a table that took inserts: statistics, and the visibility map an index-only scan
+        // relies on.
+        TestDatabase.jdbc().execute("VACUUM ANALYZE durable_it.durable_instance");
+    }
+
+    @AfterAll
+    static void emptyTheTable() {
+        TestDatabase.clean();
+    }
+
+    @Test
+    void theLiveCountsReadTheIndexOfInFlightRowsAloneAndNeverTheTable() {
+        String sql = PLANNING.qualify(QueryRepository.COUNT_LIVE);
+        String plan = String.join("\n", TestDatabase.jdbc().queryForList("EXPLAIN " + sql, String.class));
+        if (PRINT) {
+            System.out.println("---- " + sql.lines().findFirst().orElse("").strip() + " on " + ROWS + " rows");
+            TestDatabase.jdbc().queryForList("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql, String.class)
+                    .forEach(System.out::println);
+        }
+
+        assertThat(plan).contains("Index Only Scan using durable_instance_step on durable_instance")
+                .contains("durable_instance_lease").contains("durable_instance_suspended")
+                .doesNotContain("Seq Scan");
+    }
+
+    @Test
+    void theLiveCountsAreWhatTheRowsSayReasonByReason() {
+        InstanceCounts counts = new QueryRepository(PLANNING, History.off()).countLive();
+
+        Map<String, Long> counted = new TreeMap<>();
+        counts.groups().forEach(group -> group.counts().forEach((reason, n) -> {
+            if (n != 0) {
+                counted.put(group.queue() + " " + group.machine() + " v" + group.version() + " " + reason, n);
+            }
+        }));
+        Map<String, Long> rows = new TreeMap<>();
+        TestDatabase.jdbc().query("""
+                SELECT queue || ' ' || machine || ' v' || machine_version || ' ' ||
+                       CASE WHEN status = 'runnable' AND suspension IS NOT NULL THEN 'suspended'
+                            WHEN status = 'runnable' AND eligible_at <= now() THEN 'ready'
+                            WHEN status = 'runnable' THEN 'timer'
+                            WHEN status = 'executing' THEN 'executing'
+                            WHEN status = 'awaiting_signal' AND awaits_children IS NOT NULL THEN 'children'
+                            WHEN status = 'awaiting_signal' AND deadline IS NOT NULL THEN 'deadline'
+                            WHEN status = 'awaiting_signal' THEN 'signal'
+                            WHEN status = 'failed' THEN 'failed' END AS key,
+                       count(*) AS n
+                FROM durable_it.durable_instance
+                WHERE status NOT IN ('done', 'cancelled')
+                GROUP BY 1
+                """, rs -> {
+                    rows.put(rs.getString("key"), rs.getLong("n"));
+                });
+
+        assertThat(counted).isEqualTo(rows);
+        // Every reason is there on every queue (the failed rows only on the even machines' queues), and the groups
+        // are the machines' versions.
+        for (String queue : List.of("q0", "q1", "q2", "q3")) {
+            for (WaitReason reason : WaitReason.values()) {
+                if (reason != WaitReason.FAILED || queue.matches("q[02]")) {
+                    assertThat(counts.queue(queue).count(reason)).as(queue + " " + reason).isPositive();
+                }
+            }
+        }
+        assertThat(counts.groups()).hasSize(16);
+        assertThat(counts.total()).isEqualTo(ROWS / 10 + ROWS / 100);
+        assertThat(counts.expiredLeases()).isPositive().isEqualTo(TestDatabase.jdbc().queryForObject(
+                "SELECT count(*) FROM durable_it.durable_instance WHERE status = 'executing'"
+                        + " AND lease_expires_at < now()", Long.class));
+        // The ready rows fell due up to 51 seconds before the table was filled.
+        assertThat(counts.oldestReadyAge()).isBetween(Duration.ofSeconds(51), Duration.ofMinutes(10));
+    }
+}
