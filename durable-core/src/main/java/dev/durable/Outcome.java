@@ -21,6 +21,8 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@link #next(String, Object, Duration)}, {@link #nextAt(String, Object, Instant)}</td><td>runnable</td>
  *       <td>the named step</td><td>0</td><td>now + delay / at</td></tr>
  *   <tr><td>{@link #retry(Object, Duration)}</td><td>runnable</td><td>same</td><td>+1</td><td>now + delay</td></tr>
+ *   <tr><td>{@link #retryByPolicy(Object)}</td><td>runnable, or failed once the policy gives up</td><td>same</td>
+ *       <td>+1</td><td>now + the policy's delay</td></tr>
  *   <tr><td>{@link #await(String, Object)}, {@link #awaitAny(Collection, Object)}</td><td>awaiting_signal</td>
  *       <td>same</td><td>unchanged</td><td>on signal</td></tr>
  *   <tr><td>{@link #await(String, Object, Duration)}, {@link #awaitUntil(String, Object, Instant)},
@@ -33,8 +35,11 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@link #stop(String)}</td><td>failed, reason recorded</td><td>-</td><td>-</td><td>-</td></tr>
  * </table>
  *
- * <p>The engine never computes a backoff or caps attempts: a retry's delay is chosen by the step, usually from
- * {@link StepContext#attempt()}. An {@code await} re-runs the <em>same</em> step when a signal of that name (or of
+ * <p>A {@code retry} with a delay runs the step again after that delay, however often. A step that throws (or fails
+ * otherwise, docs/DESIGN.md, "Outcomes") is retried by its retry policy unless its error handler decides, and an
+ * error handler, or a step, can hand the decision to that policy with {@link #retryByPolicy(Object)}: the engine
+ * then computes the delay from the attempt, and fails the instance once the policy gives up (docs/DESIGN.md, "Retry
+ * policies"). An {@code await} re-runs the <em>same</em> step when a signal of that name (or of
  * any name of an await set) arrives; the step then finds it in {@link StepContext#awaited(String)}. An await with a
  * deadline also re-runs the same step when the deadline passes first; the step then finds no awaited signal and
  * {@link StepContext#timedOut()} true, and nothing was consumed. A signal that arrives at the deadline either wakes
@@ -149,6 +154,17 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     /** Run the same step again at once with {@code attempt + 1}, storing {@code state}. */
     static Outcome retry(@Nullable Object state) {
         return new Retry(state, Duration.ZERO);
+    }
+
+    /**
+     * Run the same step again with {@code attempt + 1}, storing {@code state}, after the delay the step's retry policy
+     * gives its attempt (the step's, else the machine's, else the engine's default, {@code dev.durable.machine
+     * .RetryPolicy}); or, once the policy gives up, or when the failure the error handler was handed is one the policy
+     * does not retry, fail the instance with a reason that says so. What an error handler returns to leave the
+     * decision to the policy, as if there were no handler.
+     */
+    static Outcome retryByPolicy(@Nullable Object state) {
+        return new Retry(state, null);
     }
 
     /** Park until a signal named {@code signal} arrives, then run the same step again; stores {@code state}. */
@@ -286,11 +302,15 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
         }
     }
 
-    /** See {@link Outcome#retry(Object, Duration)}. */
-    record Retry(@Nullable Object state, Duration delay) implements Outcome {
+    /**
+     * See {@link Outcome#retry(Object, Duration)} and {@link Outcome#retryByPolicy(Object)}.
+     *
+     * @param delay how long after the commit the step runs again; {@code null} for the delay of the step's retry
+     *              policy
+     */
+    record Retry(@Nullable Object state, @Nullable Duration delay) implements Outcome {
         public Retry {
-            Objects.requireNonNull(delay, "retry delay must not be null");
-            if (delay.isNegative()) {
+            if (delay != null && delay.isNegative()) {
                 throw new IllegalArgumentException("retry delay must not be negative, was " + delay);
             }
         }

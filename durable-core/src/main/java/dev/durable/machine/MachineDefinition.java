@@ -24,9 +24,14 @@ import org.jspecify.annotations.Nullable;
  *         .initialStep("start")
  *         .step("start", (state, ctx) -> Outcome.next("ship", state))
  *         .step("ship", (state, ctx) -> Outcome.done())
- *         .errorHandler((error, state, ctx) -> Outcome.stop(error.toString()))
+ *         .retryPolicy(RetryPolicy.builder().maxAttempts(5).build())
+ *         .errorHandler((error, state, ctx) -> error instanceof OutOfStockException
+ *                 ? Outcome.stop("out of stock") : Outcome.retryByPolicy(state))
  *         .build();
  * }</pre>
+ *
+ * A step that fails is retried as its retry policy says (the step's own, else the machine's, else the engine's
+ * default) unless the machine's error handler decides (docs/DESIGN.md, "Retry policies").
  *
  * A version may say how rows of older versions are brought to it ({@link Builder#upcaster(int, StateUpcaster)}) and
  * which names its steps had before ({@link Builder#formerStepNames(String, String...)}), so that a node running only
@@ -48,22 +53,24 @@ public final class MachineDefinition {
     private final Map<String, StepDefinition> steps;
     private final @Nullable ErrorHandler<Object> errorHandler;
     private final @Nullable Duration stepTimeout;
+    private final @Nullable RetryPolicy retryPolicy;
     private final @Nullable Class<?> machineClass;
     private final String source;
     private final List<Schedule> schedules;
     private final NavigableMap<Integer, StateUpcaster> upcasters;
     private final Map<String, String> formerStepNames;
 
-    private MachineDefinition(Builder<?> builder, String initialStep) {
+    private MachineDefinition(Builder<?> builder, String initialStep, Map<String, StepDefinition> steps) {
         this.name = builder.name;
         this.version = builder.version;
         this.queue = builder.queue;
         this.stateType = builder.stateType;
         this.stateClass = rawClass(builder.stateType);
         this.initialStep = initialStep;
-        this.steps = Collections.unmodifiableMap(new LinkedHashMap<>(builder.steps));
+        this.steps = Collections.unmodifiableMap(new LinkedHashMap<>(steps));
         this.errorHandler = builder.errorHandler;
         this.stepTimeout = builder.stepTimeout;
+        this.retryPolicy = builder.retryPolicy;
         this.machineClass = builder.machineClass;
         this.source = builder.source;
         this.schedules = List.copyOf(builder.schedules.values());
@@ -157,6 +164,19 @@ public final class MachineDefinition {
     }
 
     /**
+     * How this machine's steps are retried when they fail and the error handler does not decide, unless a step has
+     * its own; {@code null} for the engine's default (docs/DESIGN.md, "Retry policies").
+     */
+    public @Nullable RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    /** The retry policy of {@code step}: its own, else the machine's; {@code null} for the engine's default. */
+    public @Nullable RetryPolicy retryPolicyOf(StepDefinition step) {
+        return step.retryPolicy() != null ? step.retryPolicy() : retryPolicy;
+    }
+
+    /**
      * The recurring schedules this machine declares: each tick starts one instance, with no state, once in the
      * cluster. The engine writes them to {@code durable_schedule} when it starts (the highest registered version of
      * a machine speaks for it).
@@ -216,6 +236,8 @@ public final class MachineDefinition {
         private final Map<String, StepDefinition> steps = new LinkedHashMap<>();
         private @Nullable ErrorHandler<Object> errorHandler;
         private @Nullable Duration stepTimeout;
+        private @Nullable RetryPolicy retryPolicy;
+        private final Map<String, RetryPolicy> stepRetryPolicies = new LinkedHashMap<>();
         private @Nullable Class<?> machineClass;
         private String source;
         private final Map<String, Schedule> schedules = new LinkedHashMap<>();
@@ -275,6 +297,28 @@ public final class MachineDefinition {
                         + " must be positive, was " + timeout);
             }
             this.stepTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * How every step of this machine is retried when it fails and the error handler does not decide, unless the
+         * step has a policy of its own; {@code null} (the default) for the engine's ({@code RetryPolicy.none()} for no
+         * retry).
+         */
+        public Builder<S> retryPolicy(@Nullable RetryPolicy policy) {
+            this.retryPolicy = policy;
+            return this;
+        }
+
+        /**
+         * How {@code step} is retried when it fails and the error handler does not decide, instead of the machine's
+         * policy; the step may be declared before or after.
+         *
+         * @throws MachineDefinitionException (from {@link #build()}) if the machine declares no such step
+         */
+        public Builder<S> retryPolicy(String step, RetryPolicy policy) {
+            Objects.requireNonNull(step, "step must not be null");
+            stepRetryPolicies.put(step, Objects.requireNonNull(policy, "retry policy must not be null"));
             return this;
         }
 
@@ -380,7 +424,22 @@ public final class MachineDefinition {
             }
             checkFormerStepNames();
             checkUpcasterChain();
-            return new MachineDefinition(this, initial);
+            return new MachineDefinition(this, initial, stepsWithTheirRetryPolicies());
+        }
+
+        /** The steps, each with the policy {@link #retryPolicy(String, RetryPolicy)} gave it, if any. */
+        private Map<String, StepDefinition> stepsWithTheirRetryPolicies() {
+            Map<String, StepDefinition> all = new LinkedHashMap<>(steps);
+            stepRetryPolicies.forEach((step, policy) -> {
+                StepDefinition definition = all.get(step);
+                if (definition == null) {
+                    throw new MachineDefinitionException("Machine " + name + " v" + version + " (" + source
+                            + ") declares a retry policy for step '" + step + "', which it does not declare (steps: "
+                            + steps.keySet() + ")");
+                }
+                all.put(step, definition.withRetryPolicy(policy));
+            });
+            return all;
         }
 
         private void checkFormerStepNames() {

@@ -150,7 +150,7 @@ public final class DurableEngine implements AutoCloseable {
                 () -> queues.values().stream().mapToInt(queue -> queue.slots().running()).sum(), this::wake,
                 lifecycle, events, settings);
         StepRunner runner = new StepRunner(machines, builder.codec, values, settings.lossyState(),
-                settings.stepTimeout(), parentId -> queries.children(parentId, builder.codec));
+                settings.stepTimeout(), settings.retryPolicy(), parentId -> queries.children(parentId, builder.codec));
         this.executor = new StepExecutor(runner, committer, inFlight, events, stepThreads, timer, settings,
                 () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow, claims::returnCrashed);
         this.deployGuard = new DeployGuard(settings.deployCheck(), this::checkDeploy,

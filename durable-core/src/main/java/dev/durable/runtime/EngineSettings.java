@@ -2,6 +2,7 @@ package dev.durable.runtime;
 
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.RetryPolicy;
 import dev.durable.runtime.support.SettingsChecks;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -33,6 +34,8 @@ public final class EngineSettings {
     public static final boolean DEFAULT_INLINE_NEXT_STEPS = false;
     public static final boolean DEFAULT_HISTORY = true;
     public static final LossyState DEFAULT_LOSSY_STATE = LossyState.SUSPEND;
+    /** How a failed step is retried unless its machine or the step says otherwise: {@link RetryPolicy#defaults()}. */
+    public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.defaults();
     public static final Duration DEFAULT_SCHEDULE_MISFIRE_THRESHOLD = Duration.ofMinutes(1);
     public static final Duration DEFAULT_RETENTION_INTERVAL = Duration.ofMinutes(1);
     public static final int DEFAULT_RETENTION_BATCH_SIZE = 1000;
@@ -69,6 +72,7 @@ public final class EngineSettings {
             boolean inlineNextSteps,
             boolean history,
             LossyState lossyState,
+            RetryPolicy retryPolicy,
             Duration scheduleMisfireThreshold,
             @Nullable Duration retentionDone,
             @Nullable Duration retentionFailed,
@@ -115,6 +119,7 @@ public final class EngineSettings {
         builder.inlineNextSteps = values.inlineNextSteps();
         builder.history = values.history();
         builder.lossyState = values.lossyState();
+        builder.retryPolicy = values.retryPolicy();
         builder.scheduleMisfireThreshold = values.scheduleMisfireThreshold();
         builder.retentionDone = values.retentionDone();
         builder.retentionFailed = values.retentionFailed();
@@ -254,6 +259,15 @@ public final class EngineSettings {
     }
 
     /**
+     * How a step that failed is retried when its error handler does not decide, unless its machine or the step has a
+     * policy of its own (docs/DESIGN.md, "Retry policies"); {@link RetryPolicy#none()} fails the instance at the first
+     * failure.
+     */
+    public RetryPolicy retryPolicy() {
+        return values.retryPolicy();
+    }
+
+    /**
      * How late a schedule's tick may be found and still count as on time; ticks found later were missed and follow
      * their schedule's {@link dev.durable.MissPolicy}. Longer than the poll interval (the sweep's longest pause).
      */
@@ -352,6 +366,7 @@ public final class EngineSettings {
         private boolean inlineNextSteps = DEFAULT_INLINE_NEXT_STEPS;
         private boolean history = DEFAULT_HISTORY;
         private LossyState lossyState = DEFAULT_LOSSY_STATE;
+        private @Nullable RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
         private Duration scheduleMisfireThreshold = DEFAULT_SCHEDULE_MISFIRE_THRESHOLD;
         private @Nullable Duration retentionDone;
         private @Nullable Duration retentionFailed;
@@ -472,6 +487,16 @@ public final class EngineSettings {
             return this;
         }
 
+        /**
+         * How a failed step is retried unless its machine or the step says otherwise (default
+         * {@link RetryPolicy#defaults()}; {@link RetryPolicy#none()} for no retry). The policy checked its own values
+         * when it was built.
+         */
+        public Builder retryPolicy(RetryPolicy retryPolicy) {
+            this.retryPolicy = retryPolicy;
+            return this;
+        }
+
         public Builder scheduleMisfireThreshold(Duration scheduleMisfireThreshold) {
             this.scheduleMisfireThreshold = scheduleMisfireThreshold;
             return this;
@@ -538,6 +563,7 @@ public final class EngineSettings {
                     inlineNextSteps,
                     history,
                     lossyState,
+                    retryPolicy,
                     scheduleMisfireThreshold,
                     retentionDone,
                     retentionFailed,

@@ -9,6 +9,7 @@ import dev.durable.Outcome;
 import dev.durable.SignalResult;
 import dev.durable.StartRequest;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.RetryPolicy;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.machine.StepFailureException;
 import dev.durable.testing.EngineFixture;
@@ -152,12 +153,14 @@ class BadInputTest {
         assertThat(TestDatabase.row(wrongState)).containsEntry("state", "{\"id\": 2}");
     }
 
+    /** Without retries, to see the path end (RetryByPolicyTest retries it). */
     @Test
     void aStepThatThrowsTakesTheErrorPath() {
         MachineDefinition machine = MachineDefinition.builder("thrower", 1, Order.class)
                 .step("boom", (state, ctx) -> {
                     throw new java.io.UncheckedIOException(new java.io.IOException("disk full"));
                 })
+                .retryPolicy(RetryPolicy.none())
                 .build();
         long id = engines.start(machine).client().start("thrower", new Order(1)).id();
 

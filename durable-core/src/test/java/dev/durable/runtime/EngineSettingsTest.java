@@ -1,7 +1,9 @@
 package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.durable.machine.RetryPolicy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -26,5 +28,19 @@ class EngineSettingsTest {
                 .contains("queues=", "mail", "stepTimeout=PT1M", "scheduleMisfireThreshold=PT1M", "retentionDone=null",
                         "retentionBatchSize=1000", "deployCheck=WARN]");
         assertThat(settings.toBuilder().deployCheck(DeployCheck.Mode.FAIL).build()).isNotEqualTo(settings);
+        assertThat(settings.retryPolicy()).isEqualTo(RetryPolicy.defaults());
+        assertThat(settings.toString()).contains("retryPolicy=RetryPolicy[maxAttempts=10, delay=PT1S, ");
+        EngineSettings none = settings.toBuilder().retryPolicy(RetryPolicy.none()).build();
+        assertThat(none).isNotEqualTo(settings);
+        assertThat(none.toBuilder().build()).isEqualTo(none).hasSameHashCodeAs(none);
+    }
+
+    @Test
+    void aMissingRetryPolicyIsRefusedNamingTheSettingAndTheWayToRetryNothing() {
+        assertThatThrownBy(() -> EngineSettings.builder().retryPolicy(null).build())
+                .isInstanceOfSatisfying(InvalidSettingException.class,
+                        invalid -> assertThat(invalid.setting()).isEqualTo("retryPolicy"))
+                .hasMessage("Invalid durable setting 'retryPolicy': must not be null: RetryPolicy.none() retries"
+                        + " nothing");
     }
 }

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.durable.DurableClient;
 import dev.durable.Outcome;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.RetryPolicy;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.LogCapture;
 import dev.durable.testing.TestDatabase;
@@ -34,11 +35,12 @@ class FailureLogTest {
     final LogCapture logs = new LogCapture();
 
     @Test
-    void aStepThatThrowsWithNoErrorHandlerIsLoggedOnce() {
+    void aStepThatThrowsWithNoErrorHandlerNorRetryIsLoggedOnce() {
         MachineDefinition machine = MachineDefinition.builder("charge", 3, Secret.class)
                 .step("charge", (state, ctx) -> {
                     throw new IllegalStateException("card declined");
                 })
+                .retryPolicy(RetryPolicy.none())
                 .build();
         long id = runToFailure(machine);
 
@@ -46,6 +48,36 @@ class FailureLogTest {
         assertThat(warning.getFormattedMessage()).isEqualTo("Instance " + id + " (charge v3) failed at step 'charge',"
                 + " attempt 0: java.lang.IllegalStateException: card declined");
         assertThat(warning.getThrowableProxy().getMessage()).isEqualTo("card declined");
+    }
+
+    /**
+     * Each retry of the policy is one INFO line with its delay and the failure, without the stack trace; the failure
+     * once the policy gives up is the one WARN, with it.
+     */
+    @Test
+    void theRetriesOfAPolicyAreSaidAtInfoAndItsGivingUpOnceAtWarn() {
+        MachineDefinition machine = MachineDefinition.builder("charge", 3, Secret.class)
+                .step("charge", (state, ctx) -> {
+                    throw new IllegalStateException("card declined at attempt " + ctx.attempt());
+                })
+                .retryPolicy(RetryPolicy.builder().maxAttempts(3).delay(Duration.ofMillis(10)).jitter(Duration.ZERO)
+                        .build())
+                .build();
+        long id = runToFailure(machine);
+
+        ILoggingEvent warning = theOneFailureWarning(id);
+        assertThat(warning.getFormattedMessage()).isEqualTo("Instance " + id + " (charge v3) failed at step 'charge',"
+                + " attempt 2: retry policy gave up after 3 attempts (at most 3); last error:"
+                + " java.lang.IllegalStateException: card declined at attempt 2");
+        assertThat(warning.getThrowableProxy().getMessage()).isEqualTo("card declined at attempt 2");
+        List<ILoggingEvent> retries = logs.events(Level.INFO).stream()
+                .filter(event -> event.getFormattedMessage().startsWith("Instance " + id + " (")).toList();
+        assertThat(retries).extracting(ILoggingEvent::getFormattedMessage).containsExactly(
+                "Instance " + id + " (charge v3) failed at step 'charge', attempt 0, retried in PT0.01S by its retry"
+                        + " policy: java.lang.IllegalStateException: card declined at attempt 0",
+                "Instance " + id + " (charge v3) failed at step 'charge', attempt 1, retried in PT0.02S by its retry"
+                        + " policy: java.lang.IllegalStateException: card declined at attempt 1");
+        assertThat(retries).allMatch(event -> event.getThrowableProxy() == null);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.Outcome;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.RetryPolicy;
 import dev.durable.test.postgres.TestPostgres;
 import dev.durable.test.process.ChildJvm;
 import dev.durable.testing.CrashNode;
@@ -111,12 +112,14 @@ class ReExecutionTest {
                         + "java.lang.IllegalArgumentException: handler bug");
     }
 
+    /** No error handler and no retry (the default policy retries: RetryByPolicyTest). */
     @Test
-    void withoutAnErrorHandlerAnExceptionStopsTheInstanceWithItsClassAndMessage() {
+    void withoutAnErrorHandlerOrARetryAnExceptionStopsTheInstanceWithItsClassAndMessage() {
         MachineDefinition machine = MachineDefinition.builder("unhandled", 1, Tries.class)
                 .step("call", (state, ctx) -> {
                     throw new UnsupportedOperationException("no such payment method");
                 })
+                .retryPolicy(RetryPolicy.none())
                 .build();
         long id = engines.start(machine).client().start("unhandled", new Tries(0)).id();
 

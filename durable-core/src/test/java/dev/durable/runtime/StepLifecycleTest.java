@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.Outcome;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.RetryPolicy;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.machine.StepFailureException;
 import dev.durable.testing.EngineFixture;
@@ -73,6 +74,7 @@ class StepLifecycleTest {
                     }
                     return Outcome.done();
                 }, Duration.ofMillis(300))
+                .retryPolicy(RetryPolicy.none()) // the timeout fails the zombie's instance, not a retry of it
                 .build();
         DurableEngine engine = engines.start("zombie-node",
                 settings -> settings.queue("default", QueueSettings.concurrency(1)), machine);

@@ -9,26 +9,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * The sample's own settings, under {@code sample.*}.
  *
  * @param carrier  the simulated carrier
- * @param retry    how the order workflow retries a failing step
  * @param payment  how long an order waits for its payment
  * @param report   when the nightly report runs
  * @param postgres the embedded PostgreSQL used when no {@code spring.datasource.url} is set
  */
 @ConfigurationProperties("sample")
-public record SampleProperties(@DefaultValue Carrier carrier, @DefaultValue Retry retry,
-        @DefaultValue Payment payment, @DefaultValue Report report, @DefaultValue Postgres postgres) {
+public record SampleProperties(@DefaultValue Carrier carrier, @DefaultValue Payment payment,
+        @DefaultValue Report report, @DefaultValue Postgres postgres) {
 
     /** @param failureRate the share of shipments whose carrier call fails (0 to 1) */
     public record Carrier(@DefaultValue("0.3") double failureRate) {
-    }
-
-    /**
-     * @param baseDelay   the delay before the first retry; doubled for each further attempt
-     * @param maxDelay    the longest delay between two attempts
-     * @param maxAttempts attempts after which the order fails
-     */
-    public record Retry(@DefaultValue("1s") Duration baseDelay, @DefaultValue("1m") Duration maxDelay,
-            @DefaultValue("8") int maxAttempts) {
     }
 
     /** @param timeout how long an order waits for its payment before it is cancelled */

@@ -18,8 +18,8 @@ import tools.jackson.databind.JsonNode;
         "durable.poll-interval=200ms",
         "durable.idle-poll-interval=200ms",
         "sample.carrier.failure-rate=0.5",
-        "sample.retry.base-delay=10ms",
-        "sample.retry.max-attempts=30"})
+        "durable.retry.delay=10ms",
+        "durable.retry.max-attempts=30"})
 class OrderFlowTest {
 
     @DynamicPropertySource

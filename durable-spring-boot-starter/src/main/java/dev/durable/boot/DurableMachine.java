@@ -10,8 +10,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Declares a bean as a durable machine: its {@link Step @Step} methods are the machine's steps, an optional
- * {@link OnError @OnError} method decides what happens when a step throws. The class is a {@link Component}, so
- * component scanning picks it up.
+ * {@link OnError @OnError} method decides what happens when a step throws, and an optional {@link Retry @Retry} says
+ * how its steps are retried otherwise. The class is a {@link Component}, so component scanning picks it up.
  *
  * <pre>{@code
  * @DurableMachine(name = "checkout", version = 1, queue = "checkout")

@@ -13,14 +13,17 @@ import java.lang.annotation.Target;
  * {@code null} when it could not be read), the {@link dev.durable.StepContext} and the {@link dev.durable.Inbox}.
  *
  * <p>A machine may declare several {@code @OnError} methods for different exception types: the one whose type is
- * closest to the thrown exception is called. When none matches, or the machine declares none, the instance fails
- * with the exception's description. Not called when a worker crashes: a crashed step simply runs again.
+ * closest to the thrown exception is called. A method decides the failures it accepts; it hands one back to the step's
+ * retry policy ({@link Retry @Retry}, {@code durable.retry.*}) by returning
+ * {@link dev.durable.Outcome#retryByPolicy(Object)}. A failure no method accepts (or any, when the machine declares
+ * none) is retried by the retry policy, and fails the instance once the policy gives up. Not called when a worker
+ * crashes: a crashed step simply runs again.
  *
  * <pre>{@code
  * @OnError
- * Outcome onError(Exception e, State s, StepContext ctx) {
- *     return ctx.attempt() < 5 ? Outcome.retry(s, Duration.ofSeconds(1L << ctx.attempt()))
- *                              : Outcome.stop(e.toString());
+ * Outcome onError(PaymentException e, State s) {
+ *     return e.isFinal() ? Outcome.stop("payment refused: " + e.getMessage())
+ *                        : Outcome.retryByPolicy(s);
  * }
  * }</pre>
  */

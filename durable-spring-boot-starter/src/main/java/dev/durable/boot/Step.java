@@ -9,7 +9,9 @@ import java.lang.annotation.Target;
 /**
  * A step of a {@link DurableMachine}. The method returns an {@link dev.durable.Outcome} and takes, in any order
  * and each at most once: the machine's state, the {@link dev.durable.StepContext} and the
- * {@link dev.durable.Inbox}. It must be neither private nor static.
+ * {@link dev.durable.Inbox}. It must be neither private nor static. A step that throws is retried by its
+ * {@link Retry @Retry} (the method's, else the machine's, else {@code durable.retry.*}) unless an
+ * {@link OnError @OnError} method decides.
  *
  * <pre>{@code
  * @Step(value = "reserve", initial = true, timeout = "10s", formerNames = "hold")

@@ -209,6 +209,8 @@ public final class StepExecutor {
                 reportFailure(claimed, decision);
             } else if (decision.suspends()) {
                 reportSuspension(claimed, decision);
+            } else if (decision.retriedByPolicy() && decision.error() != null) {
+                reportRetry(claimed, decision);
             }
         }
         events.stepFinished(new StepEvent(claimed.id(), claimed.machine(), claimed.version(), claimed.step(),
@@ -231,6 +233,16 @@ public final class StepExecutor {
             log.warn("Instance {} ({} v{}) failed at step '{}', attempt {}: {}", claimed.id(), claimed.machine(),
                     claimed.version(), claimed.step(), claimed.attempt(), reason, decision.error());
         }
+    }
+
+    /**
+     * A failed step has just been given a retry by its retry policy (docs/DESIGN.md, "Retry policies"): said at INFO,
+     * without the stack trace, which the WARN of the instance's failure carries if the policy gives up.
+     */
+    private static void reportRetry(ClaimedStep claimed, StepRunner.Decision decision) {
+        log.info("Instance {} ({} v{}) failed at step '{}', attempt {}, retried in {} by its retry policy: {}",
+                claimed.id(), claimed.machine(), claimed.version(), claimed.step(), claimed.attempt(),
+                Duration.ofMillis(decision.transition().delayMillis()), decision.transition().error());
     }
 
     /**

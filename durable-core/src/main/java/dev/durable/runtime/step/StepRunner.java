@@ -11,6 +11,7 @@ import dev.durable.json.JsonCodecException;
 import dev.durable.machine.ErrorHandler;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.machine.RetryPolicy;
 import dev.durable.machine.StepDefinition;
 import dev.durable.machine.StepFailureException;
 import dev.durable.runtime.EngineSettings;
@@ -29,9 +30,10 @@ import org.springframework.dao.DataAccessException;
  *
  * <p>The error path (docs/DESIGN.md, "Outcomes"): whatever keeps a step from producing a usable outcome (it throws, it
  * times out, it returns {@code null} or an invalid outcome, its step is unknown, its state unreadable) goes to the
- * machine's error handler, whose outcome is used instead; with no handler the instance fails with the error's
- * description, and if the handler itself throws, the instance fails with both errors. An {@link Error} is not handled
- * here: it propagates and the step is treated like a crash.
+ * machine's error handler, whose outcome is used instead; with no handler (or a handler that returns
+ * {@link Outcome#retryByPolicy(Object)}) the step's retry policy decides: a retry after its delay, or the instance
+ * fails (docs/DESIGN.md, "Retry policies"). If the handler itself throws, the instance fails with both errors. An
+ * {@link Error} is not handled here: it propagates and the step is treated like a crash.
  *
  * <p>Before anything runs, the row is prepared ({@link StatePreparation}): a row stored by older code is upcast and its
  * step renamed, and its state read. A row whose state would lose stored properties, or whose upcast failed, runs
@@ -54,14 +56,25 @@ public final class StepRunner {
     /**
      * What a step decided, ready to commit.
      *
-     * @param outcome what the step or its error handler decided; {@code null} when nothing ran (a suspension)
-     * @param error   why the error path was taken, or what made the row refused
+     * @param outcome         what the step or its error handler decided; {@code null} when nothing ran (a suspension)
+     * @param error           why the error path was taken, or what made the row refused
+     * @param retriedByPolicy whether the transition is a retry the step's retry policy decided
      */
-    public record Decision(Transition transition, Outcome.@Nullable Kind outcome, @Nullable Throwable error) {
+    public record Decision(Transition transition, Outcome.@Nullable Kind outcome, @Nullable Throwable error,
+            boolean retriedByPolicy) {
+
+        Decision(Transition transition, Outcome.@Nullable Kind outcome, @Nullable Throwable error) {
+            this(transition, outcome, error, false);
+        }
 
         /** Whether the decision suspends the instance instead of running its step. */
         public boolean suspends() {
             return transition.suspension() != null;
+        }
+
+        /** The same decision, committing {@code changed} instead. */
+        Decision with(Transition changed) {
+            return new Decision(changed, outcome, error, retriedByPolicy);
         }
     }
 
@@ -74,14 +87,16 @@ public final class StepRunner {
     private final StatePreparation preparation;
     private final EngineSettings.LossyState lossyState;
     private final @Nullable Duration defaultTimeout;
+    private final RetryPolicy defaultRetryPolicy;
     private final DefaultStepContext.ChildrenReader children;
 
     /**
-     * @param children reads a parent's children when its step asks for them ({@link StepContext#children()}): the
-     *                 one database read a step can make through the engine, and only when it asks
+     * @param defaultRetryPolicy the engine's retry policy, for the steps of machines that declare none
+     * @param children           reads a parent's children when its step asks for them ({@link StepContext#children()}):
+     *                           the one database read a step can make through the engine, and only when it asks
      */
     public StepRunner(MachineRegistry machines, JsonCodec codec, StoredValues values,
-            EngineSettings.LossyState lossyState, @Nullable Duration defaultTimeout,
+            EngineSettings.LossyState lossyState, @Nullable Duration defaultTimeout, RetryPolicy defaultRetryPolicy,
             DefaultStepContext.ChildrenReader children) {
         this.machines = machines;
         this.codec = codec;
@@ -89,6 +104,7 @@ public final class StepRunner {
         this.preparation = new StatePreparation(machines, codec);
         this.lossyState = lossyState;
         this.defaultTimeout = defaultTimeout;
+        this.defaultRetryPolicy = defaultRetryPolicy;
         this.children = children;
     }
 
@@ -118,8 +134,7 @@ public final class StepRunner {
         // step; the commit writes them into the row.
         ClaimedStep claimed = upgrade == null ? stored : stored.upgradedTo(upgrade);
         Decision decision = run(running, claimed, ready);
-        return upgrade == null ? decision
-                : new Decision(decision.transition().upgrading(upgrade), decision.outcome(), decision.error());
+        return upgrade == null ? decision : decision.with(decision.transition().upgrading(upgrade));
     }
 
     /**
@@ -138,6 +153,8 @@ public final class StepRunner {
         MachineDefinition machine = ready.definition();
         DefaultStepContext context = new DefaultStepContext(claimed, inbox(claimed), children);
         StepDefinition step = ready.stepDefinition();
+        RetryPolicy own = step == null ? machine.retryPolicy() : machine.retryPolicyOf(step);
+        RetryPolicy policy = own != null ? own : defaultRetryPolicy;
 
         Object state = ready.state();
         boolean stateReadable = ready.unreadable() == null;
@@ -158,14 +175,14 @@ public final class StepRunner {
                 Outcome outcome = step.function().apply(state, context);
                 failure = timeoutOf(running, step, null);
                 if (failure == null) {
-                    return encode(context, machine, outcome, stateReadable, null);
+                    return encode(context, machine, policy, outcome, stateReadable, null);
                 }
             } catch (Exception e) {
                 Exception timeout = timeoutOf(running, step, e);
                 failure = timeout != null ? timeout : e;
             }
         }
-        return handleError(claimed, machine, state, stateReadable, context, failure);
+        return handleError(claimed, machine, policy, state, stateReadable, context, failure);
     }
 
     /** A timeout failure if the step was interrupted for running too long, else null. */
@@ -179,17 +196,18 @@ public final class StepRunner {
                 : new StepFailureException.Timeout(message, cause);
     }
 
-    private Decision handleError(ClaimedStep claimed, MachineDefinition machine, @Nullable Object state,
-            boolean stateReadable, DefaultStepContext context, Exception failure) {
+    private Decision handleError(ClaimedStep claimed, MachineDefinition machine, RetryPolicy policy,
+            @Nullable Object state, boolean stateReadable, DefaultStepContext context, Exception failure) {
         // An interrupt that ended the step must not also cut short its error handler.
         Thread.interrupted();
         ErrorHandler<Object> handler = machine.errorHandler();
         if (handler == null) {
-            return new Decision(Transition.stop(claimed, describe(failure)), Outcome.Kind.STOP, failure);
+            // The stored state stays as it was before the failed run.
+            return byPolicy(claimed, policy, failure, null);
         }
         try {
             Outcome outcome = handler.onError(failure, state, context);
-            return encode(context, machine, outcome, stateReadable, failure);
+            return encode(context, machine, policy, outcome, stateReadable, failure);
         } catch (Exception handlerError) {
             String reason = describe(failure) + "; then the error handler failed: " + describe(handlerError);
             return new Decision(Transition.stop(claimed, reason), Outcome.Kind.STOP, failure);
@@ -201,14 +219,14 @@ public final class StepRunner {
      *
      * @throws StepFailureException.InvalidOutcome if it cannot be used
      */
-    private Decision encode(DefaultStepContext context, MachineDefinition machine, @Nullable Outcome outcome,
-            boolean stateReadable, @Nullable Exception failure) {
+    private Decision encode(DefaultStepContext context, MachineDefinition machine, RetryPolicy policy,
+            @Nullable Outcome outcome, boolean stateReadable, @Nullable Exception failure) {
         ClaimedStep claimed = context.claimed();
         if (outcome == null) {
             throw new StepFailureException.InvalidOutcome(where(claimed, machine)
                     + " returned null; it must return an Outcome");
         }
-        Decision decision = encodeOutcome(context, machine, outcome, stateReadable, failure);
+        Decision decision = encodeOutcome(context, machine, policy, outcome, stateReadable, failure);
         if (outcome.children().isEmpty()) {
             return decision;
         }
@@ -216,11 +234,11 @@ public final class StepRunner {
         for (Child child : outcome.children()) {
             children.add(child(claimed, machine, child));
         }
-        return new Decision(decision.transition().startingChildren(children), decision.outcome(), decision.error());
+        return decision.with(decision.transition().startingChildren(children));
     }
 
-    private Decision encodeOutcome(DefaultStepContext context, MachineDefinition machine, Outcome outcome,
-            boolean stateReadable, @Nullable Exception failure) {
+    private Decision encodeOutcome(DefaultStepContext context, MachineDefinition machine, RetryPolicy policy,
+            Outcome outcome, boolean stateReadable, @Nullable Exception failure) {
         ClaimedStep claimed = context.claimed();
         List<Long> awaited = awaitedIds(claimed);
         if (outcome instanceof Outcome.Next next) {
@@ -235,6 +253,9 @@ public final class StepRunner {
         }
         if (outcome instanceof Outcome.Retry retry) {
             String state = stateJson(claimed, machine, retry.state(), stateReadable);
+            if (retry.delay() == null) {
+                return byPolicy(claimed, policy, failure, state);
+            }
             String error = failure == null ? null : describe(failure);
             return new Decision(Transition.retry(claimed, state, retry.delay().toMillis(), error), Outcome.Kind.RETRY,
                     failure);
@@ -257,6 +278,49 @@ public final class StepRunner {
         }
         Outcome.Stop stop = (Outcome.Stop) outcome;
         return new Decision(Transition.stop(claimed, clean(stop.reason())), Outcome.Kind.STOP, failure);
+    }
+
+    /**
+     * What the step's retry policy makes of {@code failure} (docs/DESIGN.md, "Retry policies"), or of a step's own
+     * {@link Outcome#retryByPolicy(Object)} when {@code failure} is null: a retry after the policy's delay for the row's
+     * attempt, storing {@code stateJson} ({@code null} keeps the stored state); or the instance fails, when the failure
+     * cannot succeed on another run (an invalid outcome, an unknown step, an unreadable state), when its type is
+     * non-retryable, or when the policy gives up.
+     */
+    private static Decision byPolicy(ClaimedStep claimed, RetryPolicy policy, @Nullable Exception failure,
+            @Nullable String stateJson) {
+        if (failure != null && !mayRetry(failure)) {
+            return fails(claimed, describe(failure), failure);
+        }
+        Class<? extends Throwable> nonRetryable = failure == null ? null : policy.nonRetryableTypeOf(failure);
+        if (nonRetryable != null) {
+            return fails(claimed, describe(failure) + "; not retried: the retry policy declares "
+                    + nonRetryable.getName() + " non-retryable", failure);
+        }
+        Duration delay = policy.delayAfter(claimed.attempt());
+        if (delay == null) {
+            if (!policy.retries() && failure != null) {
+                return fails(claimed, describe(failure), failure); // none: as before there were policies
+            }
+            long runs = claimed.attempt() + 1L;
+            return fails(claimed, "retry policy gave up after " + runs + (runs == 1 ? " attempt" : " attempts")
+                    + " (at most " + policy.maxAttempts() + ")"
+                    + (failure == null ? "" : "; last error: " + describe(failure)), failure);
+        }
+        return new Decision(Transition.retry(claimed, stateJson, delay.toMillis(),
+                failure == null ? null : describe(failure)), Outcome.Kind.RETRY, failure, true);
+    }
+
+    /**
+     * Whether another run could succeed where this one failed: not after an invalid outcome, an unknown step or an
+     * unreadable state, which the same code on the same row reaches again; after a timeout and whatever the step threw.
+     */
+    private static boolean mayRetry(Exception failure) {
+        return !(failure instanceof StepFailureException) || failure instanceof StepFailureException.Timeout;
+    }
+
+    private static Decision fails(ClaimedStep claimed, String reason, @Nullable Exception failure) {
+        return new Decision(Transition.stop(claimed, clean(reason)), Outcome.Kind.STOP, failure);
     }
 
     /**

@@ -69,6 +69,9 @@ public final class SettingsChecks {
                     + "): an idle node finds a due tick within one idle poll interval, so ticks it found on time would"
                     + " count as missed");
         }
+        if (settings.retryPolicy() == null) {
+            throw new InvalidSettingException("retryPolicy", "must not be null: RetryPolicy.none() retries nothing");
+        }
         if (settings.deployCheck() == null) {
             throw new InvalidSettingException("deployCheck", "must be one of off, warn, fail");
         }

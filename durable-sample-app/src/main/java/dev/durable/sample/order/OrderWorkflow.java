@@ -6,14 +6,12 @@ import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
-import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
 import dev.durable.boot.Upcast;
 import dev.durable.sample.SampleProperties;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
@@ -23,8 +21,10 @@ import tools.jackson.databind.node.ObjectNode;
  * The order workflow: {@code reserve} the stock of every line (one {@link ReserveLine} child per line, in parallel),
  * {@code await-payment} until the payment webhook signals, {@code ship} through a flaky carrier, done. A payment that
  * does not arrive within {@code sample.payment.timeout} cancels the order ({@code cancel} gives the stock back). Each
- * step's new state is committed before the next runs, so an order survives any crash of the application; failing
- * steps are retried with exponential backoff by {@link #onError}.
+ * step's new state is committed before the next runs, so an order survives any crash of the application; a step that
+ * throws (the carrier's call) is retried by the engine's retry policy, {@code durable.retry.*} in
+ * {@code application.yml}: exponential back-off with jitter, each wait a durable timer, the order failing once the
+ * policy gives up.
  *
  * <p>Version 2: orders have lines. Version 1 had one product per order, reserved by the order itself; its orders still
  * in flight when version 2 is deployed run on version 2, upcast by {@link #linesFromVersion1} (SampleUpgradeTest).
@@ -45,13 +45,11 @@ public class OrderWorkflow {
 
     private final Warehouse warehouse;
     private final Carrier carrier;
-    private final SampleProperties.Retry retry;
     private final Duration paymentTimeout;
 
     OrderWorkflow(Warehouse warehouse, Carrier carrier, SampleProperties properties) {
         this.warehouse = warehouse;
         this.carrier = carrier;
-        this.retry = properties.retry();
         this.paymentTimeout = properties.payment().timeout();
     }
 
@@ -125,23 +123,5 @@ public class OrderWorkflow {
         String tracking = carrier.ship(ctx.instanceId(), order.customerId());
         return Outcome.done(new Shipment(tracking, String.valueOf(order.reservation()),
                 String.valueOf(order.paymentId())));
-    }
-
-    /** Any failing step is retried with exponential backoff, until {@code sample.retry.max-attempts}. */
-    @OnError
-    Outcome onError(Exception error, @Nullable Order order, StepContext ctx) {
-        int attempt = ctx.attempt();
-        if (attempt + 1 >= retry.maxAttempts()) {
-            return Outcome.stop("gave up on step " + ctx.step() + " after " + (attempt + 1) + " attempts: " + error);
-        }
-        Duration delay = backoff(attempt);
-        log.info("Order {} step {} failed on attempt {} ({}); retrying in {}", ctx.instanceId(), ctx.step(), attempt,
-                error.getMessage(), delay);
-        return Outcome.retry(order, delay);
-    }
-
-    private Duration backoff(int attempt) {
-        Duration delay = retry.baseDelay().multipliedBy(1L << Math.min(attempt, 20));
-        return delay.compareTo(retry.maxDelay()) > 0 ? retry.maxDelay() : delay;
     }
 }

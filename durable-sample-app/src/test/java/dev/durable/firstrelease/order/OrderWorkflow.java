@@ -28,13 +28,20 @@ public class OrderWorkflow {
 
     private final Warehouse warehouse;
     private final Carrier carrier;
-    private final SampleProperties.Retry retry;
+    private final ShippedRetry retry = new ShippedRetry(Duration.ofSeconds(1), Duration.ofMinutes(1), 8);
     private final Duration paymentTimeout;
+
+    /**
+     * The sample's {@code sample.retry.*} of that release, at the values its {@code application.yml} set: the
+     * properties are gone since (the sample sets {@code durable.retry.*}), and this release's hand-written back-off is
+     * kept as it shipped.
+     */
+    private record ShippedRetry(Duration baseDelay, Duration maxDelay, int maxAttempts) {
+    }
 
     OrderWorkflow(Warehouse warehouse, Carrier carrier, SampleProperties properties) {
         this.warehouse = warehouse;
         this.carrier = carrier;
-        this.retry = properties.retry();
         this.paymentTimeout = properties.payment().timeout();
     }
 

@@ -5,7 +5,6 @@ import dev.durable.DurableInstance;
 import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
-import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
 import dev.durable.boot.Upcast;
 import dev.durable.sample.SampleProperties;
@@ -18,7 +17,6 @@ import dev.durable.sample.order.Warehouse;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -38,13 +36,11 @@ public abstract class OrderWorkflow {
 
     private final Warehouse warehouse;
     private final Carrier carrier;
-    private final SampleProperties.Retry retry;
     private final Duration paymentTimeout;
 
     OrderWorkflow(Warehouse warehouse, Carrier carrier, SampleProperties properties) {
         this.warehouse = warehouse;
         this.carrier = carrier;
-        this.retry = properties.retry();
         this.paymentTimeout = properties.payment().timeout();
     }
 
@@ -107,15 +103,5 @@ public abstract class OrderWorkflow {
         String tracking = carrier.ship(ctx.instanceId(), order.customerId());
         return Outcome.done(new Shipment(tracking, String.valueOf(order.reservationId()),
                 String.valueOf(order.paymentId())));
-    }
-
-    @OnError
-    Outcome onError(Exception error, @Nullable Order order, StepContext ctx) {
-        int attempt = ctx.attempt();
-        if (attempt + 1 >= retry.maxAttempts()) {
-            return Outcome.stop("gave up on step " + ctx.step() + " after " + (attempt + 1) + " attempts: " + error);
-        }
-        Duration delay = retry.baseDelay().multipliedBy(1L << Math.min(attempt, 20));
-        return Outcome.retry(order, delay.compareTo(retry.maxDelay()) > 0 ? retry.maxDelay() : delay);
     }
 }

@@ -5,11 +5,13 @@ import dev.durable.boot.DurableMachine;
 import dev.durable.boot.DurableSchedule;
 import dev.durable.boot.DurableSchedules;
 import dev.durable.boot.OnError;
+import dev.durable.boot.Retry;
 import dev.durable.boot.Step;
 import dev.durable.boot.Upcast;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineDefinitionException;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.machine.RetryPolicy;
 import dev.durable.machine.StepDefinition;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
@@ -20,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -45,13 +48,20 @@ final class AnnotatedMachines {
         this.beanFactory = beanFactory;
     }
 
+    /** {@link #registry(RetryPolicy)} with the default retry policy as what {@code @Retry} leaves out. */
+    MachineRegistry registry() {
+        return registry(RetryPolicy.defaults());
+    }
+
     /**
      * The registry of every {@code @DurableMachine} bean.
      *
+     * @param retryPolicy the engine's default retry policy ({@code durable.retry.*}): the values a machine's
+     *                    {@code @Retry} leaves out
      * @throws MachineDefinitionException naming the beans and methods involved, if a machine is invalid or two
      *                                    beans define the same (name, version)
      */
-    MachineRegistry registry() {
+    MachineRegistry registry(RetryPolicy retryPolicy) {
         List<MachineDefinition> definitions = new ArrayList<>();
         for (String beanName : beanFactory.getBeanNamesForAnnotation(DurableMachine.class)) {
             if (ScopedProxyUtils.isScopedTarget(beanName)) {
@@ -62,7 +72,7 @@ final class AnnotatedMachines {
                 throw InvalidMachineBeanException.bean(beanName, null, "durable cannot tell the bean's class",
                         "Declare the bean with its class (e.g. a @Bean method returning the machine's own type).");
             }
-            definitions.add(define(beanName, ClassUtils.getUserClass(type)));
+            definitions.add(define(beanName, ClassUtils.getUserClass(type), retryPolicy));
         }
         return MachineRegistry.of(definitions);
     }
@@ -84,7 +94,7 @@ final class AnnotatedMachines {
         return methods;
     }
 
-    private MachineDefinition define(String beanName, Class<?> userClass) {
+    private MachineDefinition define(String beanName, Class<?> userClass, RetryPolicy engineRetryPolicy) {
         DurableMachine machine = AnnotatedElementUtils.findMergedAnnotation(userClass, DurableMachine.class);
         if (machine == null) {
             machine = Objects.requireNonNull(beanFactory.findAnnotationOnBean(beanName, DurableMachine.class));
@@ -100,6 +110,9 @@ final class AnnotatedMachines {
         Map<Method, Upcast> upcastMethods = sorted(MethodIntrospector.selectMethods(userClass,
                 (MethodIntrospector.MetadataLookup<Upcast>) method ->
                         AnnotatedElementUtils.findMergedAnnotation(method, Upcast.class)));
+        Map<Method, Retry> retryMethods = sorted(MethodIntrospector.selectMethods(userClass,
+                (MethodIntrospector.MetadataLookup<Retry>) method ->
+                        AnnotatedElementUtils.findMergedAnnotation(method, Retry.class)));
         if (stepMethods.isEmpty()) {
             throw InvalidMachineBeanException.bean(beanName, userClass, "the machine declares no @Step methods",
                     "Annotate the methods of its steps with @Step. " + MethodInvoker.STEP_SIGNATURE + ".");
@@ -112,12 +125,23 @@ final class AnnotatedMachines {
                 .map(method -> MethodInvoker.inspect(beanFactory, beanName, userClass, method, true))
                 .toList();
         Type stateType = stateType(beanName, userClass, steps.keySet(), handlers);
+        retryMethods.keySet().stream().filter(method -> !stepMethods.containsKey(method)).findFirst()
+                .ifPresent(method -> {
+                    throw InvalidMachineBeanException.methods(beanName, userClass,
+                            List.of(InvalidMachineBeanException.method("@Retry", method)), "@Retry is on a method"
+                                    + " that is not a @Step", "Put @Retry on a @Step method (for that step) or on the"
+                                    + " class (for every step of the machine).");
+                });
+        Retry machineRetry = AnnotatedElementUtils.findMergedAnnotation(userClass, Retry.class);
+        RetryPolicy machinePolicy = machineRetry == null ? null
+                : retryPolicy(machineRetry, engineRetryPolicy, beanName, userClass, null);
 
         MachineDefinition.Builder<Object> builder = MachineDefinition.builder(name, machine.version(), stateType)
                 .queue(resolve(machine.queue()))
                 .machineClass(userClass)
                 .source(source)
-                .stepTimeout(duration(machine.stepTimeout(), beanName, userClass, null, "stepTimeout"));
+                .stepTimeout(duration(machine.stepTimeout(), beanName, userClass, null, "stepTimeout"))
+                .retryPolicy(machinePolicy);
         MethodInvoker initial = null;
         Map<String, MethodInvoker> stepsByName = new LinkedHashMap<>();
         Map<String, MethodInvoker> formerNames = new LinkedHashMap<>();
@@ -125,9 +149,12 @@ final class AnnotatedMachines {
             MethodInvoker invoker = entry.getKey();
             Step step = entry.getValue();
             String stepName = StringUtils.hasText(step.value()) ? resolve(step.value()) : invoker.method().getName();
+            Retry stepRetry = retryMethods.get(invoker.method());
+            RetryPolicy stepPolicy = stepRetry == null ? null : retryPolicy(stepRetry,
+                    machinePolicy != null ? machinePolicy : engineRetryPolicy, beanName, userClass, invoker);
             builder.step(new StepDefinition(stepName, (state, context) -> invoker.invoke(null, state, context),
                     duration(step.timeout(), beanName, userClass, invoker, "timeout"),
-                    invoker.description()));
+                    invoker.description(), stepPolicy));
             stepsByName.put(stepName, invoker);
             List<String> formers = formerNames(step, beanName, userClass, invoker, formerNames);
             if (!formers.isEmpty()) {
@@ -309,6 +336,71 @@ final class AnnotatedMachines {
             throw step == null ? InvalidMachineBeanException.bean(beanName, userClass, reason, action)
                     : InvalidMachineBeanException.methods(beanName, userClass, List.of(step.annotated()), reason,
                             action);
+        }
+    }
+
+    /**
+     * The policy a {@code @Retry} declares: {@code inherited} (the machine's, or the engine's) with the attributes it
+     * sets, placeholders resolved; a bad value fails naming the bean, the method ({@code step}, {@code null} for the
+     * class) and the attribute.
+     */
+    private RetryPolicy retryPolicy(Retry retry, RetryPolicy inherited, String beanName, Class<?> userClass,
+            @Nullable MethodInvoker step) {
+        RetryAttributes attributes = new RetryAttributes(beanName, userClass, step);
+        RetryPolicy.Builder policy = inherited.toBuilder();
+        attributes.value("maxAttempts", retry.maxAttempts(), "a whole number",
+                "a number of attempts such as 5 (1: no retry)", text -> policy.maxAttempts(Integer.parseInt(text)));
+        attributes.value("delay", retry.delay(), "a duration", "a duration such as 2s",
+                text -> policy.delay(DurationStyle.detectAndParse(text)));
+        attributes.value("multiplier", retry.multiplier(), "a number", "a multiplier such as 2 (1: a fixed delay)",
+                text -> policy.multiplier(Double.parseDouble(text)));
+        attributes.value("maxDelay", retry.maxDelay(), "a duration", "a duration such as 10m",
+                text -> policy.maxDelay(DurationStyle.detectAndParse(text)));
+        attributes.value("jitter", retry.jitter(), "a duration", "a duration such as 500ms",
+                text -> policy.jitter(DurationStyle.detectAndParse(text)));
+        if (retry.nonRetryable().length > 0) {
+            policy.nonRetryable(retry.nonRetryable());
+        }
+        try {
+            return policy.build();
+        } catch (RetryPolicy.InvalidRetryPolicyException e) {
+            throw attributes.invalid("@Retry(" + e.setting() + ") " + e.problem(), "Correct the attribute");
+        }
+    }
+
+    /** Reads the attributes of one {@code @Retry}, and names it, its bean and its method when one is invalid. */
+    private final class RetryAttributes {
+
+        private final String beanName;
+        private final Class<?> userClass;
+        private final @Nullable MethodInvoker step;
+
+        RetryAttributes(String beanName, Class<?> userClass, @Nullable MethodInvoker step) {
+            this.beanName = beanName;
+            this.userClass = userClass;
+            this.step = step;
+        }
+
+        /** Hands the attribute's value, placeholders resolved, to {@code apply}, unless it is left out. */
+        void value(String attribute, String declared, String kind, String example,
+                Consumer<String> apply) {
+            String value = resolve(declared);
+            if (!StringUtils.hasText(value)) {
+                return;
+            }
+            try {
+                apply.accept(value.strip());
+            } catch (IllegalArgumentException e) {
+                throw invalid("@Retry(" + attribute + " = \"" + value + "\") is not " + kind, "Write " + example);
+            }
+        }
+
+        InvalidMachineBeanException invalid(String reason, String action) {
+            String inherited = step == null ? "durable.retry.*" : "the machine's @Retry or durable.retry.*";
+            String fullAction = action + ", or leave it out for the value of " + inherited + ".";
+            return step == null ? InvalidMachineBeanException.bean(beanName, userClass, reason, fullAction)
+                    : InvalidMachineBeanException.methods(beanName, userClass, List.of(step.annotated()), reason,
+                            fullAction);
         }
     }
 

@@ -63,8 +63,13 @@ public final class DurableAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(AnnotatedMachines.class)
-    MachineRegistry durableMachineRegistry(AnnotatedMachines machines) {
-        return machines.registry();
+    MachineRegistry durableMachineRegistry(AnnotatedMachines machines, DurableProperties properties) {
+        // A machine's @Retry leaves out what durable.retry.* says.
+        try {
+            return machines.registry(EngineSettingsMapper.retryPolicy(properties));
+        } catch (InvalidSettingException e) {
+            throw EngineSettingsMapper.translate(e, properties);
+        }
     }
 
     @Bean
@@ -83,13 +88,13 @@ public final class DurableAutoConfiguration {
             ObjectProvider<DurableSchemaInitializer> schemaInitializer, ObjectProvider<JsonCodec> codecs,
             ObjectProvider<JsonMapper> jsonMappers, ObjectProvider<DurableListener> listeners,
             ObjectProvider<DurableCustomizer> customizers, Environment environment) {
-        EngineSettings.Builder settings =
-                EngineSettingsMapper.toBuilder(properties, Threading.VIRTUAL.isActive(environment));
-        DurableEngine.Builder engine = DurableEngine.builder(dataSource(dataSources, durableDataSource), machines)
-                .jsonCodec(codec(codecs, jsonMappers));
-        customizers.orderedStream().forEach(customizer -> customizer.customize(settings, engine));
-        engine.listener(CompositeDurableListener.of(listeners.orderedStream().toList()));
         try {
+            EngineSettings.Builder settings =
+                    EngineSettingsMapper.toBuilder(properties, Threading.VIRTUAL.isActive(environment));
+            DurableEngine.Builder engine = DurableEngine.builder(dataSource(dataSources, durableDataSource), machines)
+                    .jsonCodec(codec(codecs, jsonMappers));
+            customizers.orderedStream().forEach(customizer -> customizer.customize(settings, engine));
+            engine.listener(CompositeDurableListener.of(listeners.orderedStream().toList()));
             EngineSettings built = settings.build();
             // The schema is installed before the engine exists, so it can never poll a missing table; and it is the
             // schema of the final settings, so a customizer that changes it moves the tables too.

@@ -1,9 +1,11 @@
 package dev.durable.boot.autoconfigure;
 
+import dev.durable.machine.RetryPolicy;
 import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -135,6 +137,12 @@ public final class DurableProperties {
      */
     private final EngineSettings.LossyState lossyState;
 
+    /**
+     * How a step that throws (or times out) is retried when no @OnError method decides, unless its machine or the
+     * step says otherwise with @Retry: each retry is a durable timer.
+     */
+    private final Retry retry;
+
     /** Metrics. */
     private final Metrics metrics;
 
@@ -150,7 +158,8 @@ public final class DurableProperties {
             @DefaultValue("" + EngineSettings.DEFAULT_INLINE_NEXT_STEPS) boolean inlineNextSteps,
             @Nullable Duration scheduleMisfireThreshold, DeployCheck.@Nullable Mode deployCheck,
             @DefaultValue Retention retention, @DefaultValue History history,
-            EngineSettings.@Nullable LossyState lossyState, @DefaultValue Metrics metrics) {
+            EngineSettings.@Nullable LossyState lossyState, @DefaultValue Retry retry,
+            @DefaultValue Metrics metrics) {
         this.enabled = enabled;
         this.nodeName = nodeName;
         this.schema = schema;
@@ -176,6 +185,7 @@ public final class DurableProperties {
         this.retention = retention;
         this.history = history;
         this.lossyState = lossyState == null ? EngineSettings.DEFAULT_LOSSY_STATE : lossyState;
+        this.retry = retry;
         this.metrics = metrics;
     }
 
@@ -280,6 +290,10 @@ public final class DurableProperties {
         return lossyState;
     }
 
+    public Retry getRetry() {
+        return retry;
+    }
+
     public Metrics getMetrics() {
         return metrics;
     }
@@ -372,6 +386,75 @@ public final class DurableProperties {
 
         public boolean isEnabled() {
             return enabled;
+        }
+    }
+
+    /**
+     * The engine's default retry policy: Spring's exponential back-off with jitter, in durable timers. The defaults are
+     * {@link RetryPolicy}'s {@code DEFAULT_*} constants.
+     */
+    public static final class Retry {
+
+        /**
+         * How many times a failing step runs in all, the first run included; 1 for no retry (a step that throws fails
+         * its instance at once). Every re-run counts, a crash's too.
+         */
+        private final int maxAttempts;
+
+        /** The delay before the first retry. */
+        private final Duration delay;
+
+        /** What each further delay is multiplied by; 1 for a fixed delay. */
+        private final double multiplier;
+
+        /** The longest delay, jitter included. */
+        private final Duration maxDelay;
+
+        /**
+         * How far the first delay may move at random, grown with the delay by the multiplier; a delay never moves
+         * below delay nor above max-delay. 0 for none.
+         */
+        private final Duration jitter;
+
+        /**
+         * The types of failure that are never retried, with their subclasses, as fully qualified class names: the
+         * instance fails at once.
+         */
+        private final List<Class<? extends Throwable>> nonRetryable;
+
+        public Retry(@DefaultValue("" + RetryPolicy.DEFAULT_MAX_ATTEMPTS) int maxAttempts, @Nullable Duration delay,
+                @DefaultValue("" + RetryPolicy.DEFAULT_MULTIPLIER) double multiplier, @Nullable Duration maxDelay,
+                @Nullable Duration jitter, @Nullable List<Class<? extends Throwable>> nonRetryable) {
+            this.maxAttempts = maxAttempts;
+            this.delay = orDefault(delay, RetryPolicy.DEFAULT_DELAY);
+            this.multiplier = multiplier;
+            this.maxDelay = orDefault(maxDelay, RetryPolicy.DEFAULT_MAX_DELAY);
+            this.jitter = orDefault(jitter, RetryPolicy.DEFAULT_JITTER);
+            this.nonRetryable = nonRetryable == null ? List.of() : List.copyOf(nonRetryable);
+        }
+
+        public int getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public Duration getDelay() {
+            return delay;
+        }
+
+        public double getMultiplier() {
+            return multiplier;
+        }
+
+        public Duration getMaxDelay() {
+            return maxDelay;
+        }
+
+        public Duration getJitter() {
+            return jitter;
+        }
+
+        public List<Class<? extends Throwable>> getNonRetryable() {
+            return nonRetryable;
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.durable.boot.autoconfigure;
 
+import dev.durable.machine.RetryPolicy;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.InvalidSettingException;
 import dev.durable.runtime.QueueSettings;
@@ -79,13 +80,34 @@ final class EngineSettingsMapper {
     private EngineSettingsMapper() {
     }
 
-    /** A settings builder holding the properties; nothing is checked yet. */
+    /**
+     * A settings builder holding the properties; nothing is checked yet but the retry policy, which checks itself.
+     *
+     * @throws InvalidSettingException naming the retry policy's invalid value as {@code retry.<name>}
+     */
     static EngineSettings.Builder toBuilder(DurableProperties properties, boolean virtualThreads) {
         EngineSettings.Builder settings = EngineSettings.builder().virtualThreads(virtualThreads);
         MAPPINGS.forEach(mapping -> mapping.applyTo(settings, properties));
+        settings.retryPolicy(retryPolicy(properties));
         properties.getQueues().forEach((name, queue) ->
                 settings.queue(name, new QueueSettings(queue.getConcurrency(), queue.getBatchSize())));
         return settings;
+    }
+
+    /**
+     * The engine's default retry policy, from {@code durable.retry.*}.
+     *
+     * @throws InvalidSettingException naming an invalid value as {@code retry.<name>} (e.g. {@code retry.maxDelay})
+     */
+    static RetryPolicy retryPolicy(DurableProperties properties) {
+        DurableProperties.Retry retry = properties.getRetry();
+        try {
+            return RetryPolicy.builder().maxAttempts(retry.getMaxAttempts()).delay(retry.getDelay())
+                    .multiplier(retry.getMultiplier()).maxDelay(retry.getMaxDelay()).jitter(retry.getJitter())
+                    .nonRetryable(retry.getNonRetryable()).build();
+        } catch (RetryPolicy.InvalidRetryPolicyException e) {
+            throw new InvalidSettingException("retry." + e.setting(), e.problem());
+        }
     }
 
     /** {@code heartbeatInterval} → {@code durable.heartbeat-interval}; {@code queues.q.batchSize} → {@code durable.queues.q.batch-size}. */
@@ -121,6 +143,13 @@ final class EngineSettingsMapper {
             values.put("durable.queues." + name + ".concurrency", queue.getConcurrency());
             values.put("durable.queues." + name + ".batch-size", queue.getBatchSize());
         });
+        DurableProperties.Retry retry = properties.getRetry();
+        values.put("durable.retry.max-attempts", retry.getMaxAttempts());
+        values.put("durable.retry.delay", retry.getDelay());
+        values.put("durable.retry.multiplier", retry.getMultiplier());
+        values.put("durable.retry.max-delay", retry.getMaxDelay());
+        values.put("durable.retry.jitter", retry.getJitter());
+        values.put("durable.retry.non-retryable", retry.getNonRetryable());
         return values.get(property);
     }
 

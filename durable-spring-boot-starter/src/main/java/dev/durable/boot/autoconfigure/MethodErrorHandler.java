@@ -13,8 +13,8 @@ import org.springframework.core.ExceptionDepthComparator;
 
 /**
  * A machine's {@code @OnError} methods as one {@link ErrorHandler}: each error goes to the method whose exception
- * type is closest to it (the choice is cached per exception class). An error no method accepts fails the instance
- * with the error's description, as if the machine had no handler.
+ * type is closest to it (the choice is cached per exception class). An error no method accepts goes to the step's
+ * retry policy, as if the machine had no handler (docs/DESIGN.md, "Retry policies").
  */
 final class MethodErrorHandler implements ErrorHandler<Object> {
 
@@ -29,8 +29,7 @@ final class MethodErrorHandler implements ErrorHandler<Object> {
     public Outcome onError(Exception error, @Nullable Object state, StepContext context) throws Exception {
         Optional<MethodInvoker> method = chosen.computeIfAbsent(error.getClass(), type -> choose(error));
         if (method.isEmpty()) {
-            String message = error.getMessage();
-            return Outcome.stop(error.getClass().getName() + (message == null ? "" : ": " + message));
+            return Outcome.retryByPolicy(state);
         }
         return method.get().invoke(error, state, context);
     }

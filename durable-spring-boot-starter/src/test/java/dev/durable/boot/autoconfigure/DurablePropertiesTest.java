@@ -73,12 +73,13 @@ class DurablePropertiesTest {
             }
         });
         // Every durable.* property shows its default, but those that have none to show: the host name, no
-        // timeout, the map of queues (whose entries' defaults are those of 'default' above), and the retentions
-        // (unset: kept forever).
+        // timeout, the map of queues (whose entries' defaults are those of 'default' above), the retentions
+        // (unset: kept forever), and the non-retryable types (none).
         assertThat(properties.keySet()).filteredOn(name -> name.startsWith("durable."))
                 .filteredOn(name -> !defaults.containsKey(name))
                 .containsExactlyInAnyOrder("durable.node-name", "durable.step-timeout", "durable.queues",
-                        "durable.retention.done", "durable.retention.failed", "durable.retention.cancelled");
+                        "durable.retention.done", "durable.retention.failed", "durable.retention.cancelled",
+                        "durable.retry.non-retryable");
         assertThat(properties.get("durable.queues").path("description").asString())
                 .contains("concurrency (default " + QueueSettings.DEFAULT_CONCURRENCY + ")")
                 .contains("batch-size (default " + QueueSettings.DEFAULT_BATCH_SIZE + ")");

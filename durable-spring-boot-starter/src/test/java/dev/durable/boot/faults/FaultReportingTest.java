@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.durable.DurableClient;
 import dev.durable.Outcome;
 import dev.durable.boot.DurableMachine;
+import dev.durable.boot.Retry;
 import dev.durable.boot.Step;
 import dev.durable.boot.autoconfigure.TestDatabase;
 import dev.durable.boot.it.Http;
@@ -56,6 +57,7 @@ class FaultReportingTest {
     }
 
     @DurableMachine(name = "stubborn", queue = "stubborn")
+    @Retry(maxAttempts = "1") // the timeout fails the zombie's instance: a retry would run it again
     static class Stubborn {
         @Step(value = "spin", initial = true, timeout = "300ms")
         Outcome spin(Job job) {

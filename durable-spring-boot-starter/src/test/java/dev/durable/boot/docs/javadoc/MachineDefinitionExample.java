@@ -2,11 +2,15 @@ package dev.durable.boot.docs.javadoc;
 
 import dev.durable.Outcome;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.RetryPolicy;
 
 /** The javadoc of {@link MachineDefinition}: a machine built without Spring. */
 final class MachineDefinitionExample {
 
     private MachineDefinitionExample() {
+    }
+
+    static class OutOfStockException extends RuntimeException {
     }
 
     static MachineDefinition checkout() {
@@ -15,7 +19,9 @@ final class MachineDefinitionExample {
                 .initialStep("start")
                 .step("start", (state, ctx) -> Outcome.next("ship", state))
                 .step("ship", (state, ctx) -> Outcome.done())
-                .errorHandler((error, state, ctx) -> Outcome.stop(error.toString()))
+                .retryPolicy(RetryPolicy.builder().maxAttempts(5).build())
+                .errorHandler((error, state, ctx) -> error instanceof OutOfStockException
+                        ? Outcome.stop("out of stock") : Outcome.retryByPolicy(state))
                 .build();
         return checkout;
     }

@@ -1,19 +1,31 @@
 package dev.durable.boot.docs.javadoc;
 
 import dev.durable.Outcome;
-import dev.durable.StepContext;
 import dev.durable.boot.OnError;
-import java.time.Duration;
 
-/** The javadoc of {@link OnError}: a handler retrying with a growing backoff. */
+/** The javadoc of {@link OnError}: a handler that decides a final failure and hands the others to the retry policy. */
 class OnErrorExample {
 
     record State(long orderId) {
     }
 
+    static class PaymentException extends RuntimeException {
+
+        private final boolean permanent;
+
+        PaymentException(String message, boolean permanent) {
+            super(message);
+            this.permanent = permanent;
+        }
+
+        boolean isFinal() {
+            return permanent;
+        }
+    }
+
     @OnError
-    Outcome onError(Exception e, State s, StepContext ctx) {
-        return ctx.attempt() < 5 ? Outcome.retry(s, Duration.ofSeconds(1L << ctx.attempt()))
-                                 : Outcome.stop(e.toString());
+    Outcome onError(PaymentException e, State s) {
+        return e.isFinal() ? Outcome.stop("payment refused: " + e.getMessage())
+                           : Outcome.retryByPolicy(s);
     }
 }

@@ -4,16 +4,18 @@ import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
 import dev.durable.boot.OnError;
+import dev.durable.boot.Retry;
 import dev.durable.boot.Step;
 import dev.durable.boot.docs.starter.Shop.Carrier;
 import dev.durable.boot.docs.starter.Shop.Order;
 import dev.durable.boot.docs.starter.Shop.Payment;
 import dev.durable.boot.docs.starter.Shop.Shipment;
+import dev.durable.boot.docs.starter.Shop.SoldOutException;
 import dev.durable.boot.docs.starter.Shop.Warehouse;
-import java.time.Duration;
 
 /** The starter's README, section "Write a machine": the machine, as the README shows it. */
 @DurableMachine(name = "order", version = 1, queue = "orders")
+@Retry(maxAttempts = "8", maxDelay = "2m")      // a step that throws runs up to 8 times, about 1 s, 2 s, 4 s... apart
 class OrderWorkflow {
 
     private final Warehouse warehouse;           // beans, injected as into any component
@@ -40,9 +42,8 @@ class OrderWorkflow {
         return Outcome.done(new Shipment(carrier.ship(ctx.instanceId(), order)));
     }
 
-    @OnError                                     // any step that throws; the engine never computes a backoff itself
-    Outcome onError(Exception e, Order order, StepContext ctx) {
-        return ctx.attempt() < 7 ? Outcome.retry(order, Duration.ofSeconds(1L << ctx.attempt()))
-                                 : Outcome.stop(e.toString());
+    @OnError                                     // a sold-out item is not worth a retry; any other failure: @Retry
+    Outcome soldOut(SoldOutException e, Order order) {
+        return Outcome.stop("sold out: " + e.sku());
     }
 }

@@ -34,6 +34,21 @@ final class Shop {
         String reserve(long instanceId, String sku);
     }
 
+    /** The warehouse has none of {@code sku} left. */
+    static class SoldOutException extends RuntimeException {
+
+        private final String sku;
+
+        SoldOutException(String sku) {
+            super(sku + " is sold out");
+            this.sku = sku;
+        }
+
+        String sku() {
+            return sku;
+        }
+    }
+
     interface Carrier {
         /** A tracking number; the instance id makes a re-run ship once. */
         String ship(long instanceId, Order order);
