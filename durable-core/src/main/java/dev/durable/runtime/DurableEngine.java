@@ -32,6 +32,7 @@ import dev.durable.runtime.queue.Committer;
 import dev.durable.runtime.queue.InFlightSteps;
 import dev.durable.runtime.queue.QueuePoller;
 import dev.durable.runtime.queue.RunningStep;
+import dev.durable.runtime.queue.StartClaims;
 import dev.durable.runtime.queue.StepExecutor;
 import dev.durable.runtime.queue.TransitionRepository;
 import dev.durable.runtime.step.Claim;
@@ -137,10 +138,6 @@ public final class DurableEngine implements AutoCloseable {
         QueryRepository queries = new QueryRepository(planning, history);
         this.inFlightRepository = new InFlightRepository(builder.dataSource, planning);
         this.classifier = new DeployClassifier(machines, builder.codec);
-        this.client = new DefaultDurableClient(machines, new StartRepository(planning), queries,
-                new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning, history),
-                new SearchRepository(builder.dataSource, planning), inFlightRepository, values, events, this::wake,
-                this::interruptCancelled);
         this.timer = EngineThreads.stepTimeouts();
         this.ownsStepThreads = builder.stepThreads == null;
         this.stepThreads = builder.stepThreads != null ? builder.stepThreads
@@ -158,6 +155,10 @@ public final class DurableEngine implements AutoCloseable {
         settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueuePoller(name, queueSettings,
                 NodeMachines.versionsOnQueue(machines, name), claims, executor, events, lifecycle, nodeId, settings,
                 deployGuard::allowsPicking)));
+        this.client = new DefaultDurableClient(machines, new StartRepository(planning, nodeId, settings.leaseTtl()),
+                queries, new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning,
+                history), new SearchRepository(builder.dataSource, planning), inFlightRepository, values, events,
+                this::wake, this::interruptCancelled, new StartClaims(queues, executor, claims, events));
         this.heartbeat = new Heartbeat(claims, inFlight, executor, events, settings);
         this.reaper = new Reaper(claims, planning, events, names -> names.forEach(this::wake), settings, nodeId,
                 settings.nodeName() + ":");

@@ -13,7 +13,10 @@ public interface DurableListener {
     DurableListener NONE = new DurableListener() {
     };
 
-    /** A pick claimed {@code count} rows of {@code queue}. */
+    /**
+     * A pick claimed {@code count} rows of {@code queue}, or a local start claimed the rows it inserted
+     * (docs/DESIGN.md, "Local starts").
+     */
     default void picked(String queue, int count) {
     }
 

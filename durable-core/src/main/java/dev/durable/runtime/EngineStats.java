@@ -21,12 +21,15 @@ public final class EngineStats {
         this.counters = counters;
     }
 
-    /** Rows claimed by picks. */
+    /** Rows claimed: by picks, and by local starts that claim their own rows (docs/DESIGN.md, "Local starts"). */
     public long picked() {
         return counters.picked.sum();
     }
 
-    /** Pick statements that claimed at least one row; {@code picked() / picks()} is the average pick size. */
+    /**
+     * Pick statements that claimed at least one row, and local starts that claimed theirs; {@code picked() / picks()}
+     * is the average pick size.
+     */
     public long picks() {
         return counters.picks.sum();
     }

@@ -32,7 +32,7 @@ class ForeignKeyLockTest {
     @Test
     void aRunnableRowHeldByAnOpenSignalInsertIsStillPicked() throws Exception {
         TestDatabase.clean();
-        long id = new StartRepository(planning).insert(List.of(new NewInstance("m", 1, "s", "{}", "q", (short) 0, null, 0, null,
+        long id = new StartRepository(planning, "test-node", java.time.Duration.ofMinutes(1)).insert(List.of(new NewInstance("m", 1, "s", "{}", "q", (short) 0, null, 0, null,
                 "{runnable,executing,awaiting_signal}"))).get(0).id();
 
         try (Connection sender = dataSource.getConnection()) {

@@ -71,7 +71,7 @@ class HeartbeatTest {
         StatementPlanning planning = new StatementPlanning(TestDatabase.dataSource(),
                 DurableSchema.named(TestDatabase.SCHEMA));
         ClaimRepository repository = new ClaimRepository(planning, History.off());
-        new StartRepository(planning).insert(IntStream.range(0, 200).mapToObj(i -> new NewInstance("m", 1, "s", "{}", "q", (short) 0,
+        new StartRepository(planning, "test-node", java.time.Duration.ofMinutes(1)).insert(IntStream.range(0, 200).mapToObj(i -> new NewInstance("m", 1, "s", "{}", "q", (short) 0,
                 null, 0, null, "{runnable,executing,awaiting_signal}")).toList());
         AtomicReference<List<Claim>> claims = new AtomicReference<>(claimAll(repository));
         int rounds = 150;

@@ -27,7 +27,7 @@ record Repositories(StatementPlanning planning, StartRepository starts, ClaimRep
     static Repositories onTestDatabase() {
         StatementPlanning planning = new StatementPlanning(TestDatabase.dataSource(),
                 DurableSchema.named(TestDatabase.SCHEMA));
-        return new Repositories(planning, new StartRepository(planning), new ClaimRepository(planning, HISTORY),
+        return new Repositories(planning, new StartRepository(planning, "test-node", java.time.Duration.ofMinutes(1)), new ClaimRepository(planning, HISTORY),
                 new TransitionRepository(TestDatabase.dataSource(), planning, HISTORY), new SignalRepository(planning),
                 new DeadlineRepository(planning), new ScheduleRepository(planning), new RetentionRepository(planning),
                 new CancelRepository(TestDatabase.dataSource(), planning, HISTORY));

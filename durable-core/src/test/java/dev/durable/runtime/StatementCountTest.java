@@ -47,7 +47,7 @@ class StatementCountTest {
     }
 
     private void insert(int count) {
-        new StartRepository(planning).insert(IntStream.range(0, count).mapToObj(i -> new NewInstance("m", 1, "s", "{}", "q", (short) 0,
+        new StartRepository(planning, "test-node", java.time.Duration.ofMinutes(1)).insert(IntStream.range(0, count).mapToObj(i -> new NewInstance("m", 1, "s", "{}", "q", (short) 0,
                 null, 0, null, "{runnable,executing,awaiting_signal}")).toList());
         counting.reset();
     }

@@ -21,6 +21,8 @@ import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.deploy.InFlightReports;
 import dev.durable.runtime.deploy.InFlightRepository;
+import dev.durable.runtime.queue.StartClaims;
+import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.step.NewInstance;
 import dev.durable.runtime.support.EngineEvents;
 import dev.durable.runtime.support.StoredValues;
@@ -70,6 +72,7 @@ public final class DefaultDurableClient implements DurableClient {
     private final EngineEvents events;
     private final Consumer<String> wakeQueue;
     private final Consumer<Long> interruptCancelled;
+    private final StartClaims startClaims;
 
     /**
      * @param wakeQueue          wakes this node's poller of a queue that has new work
@@ -78,7 +81,7 @@ public final class DefaultDurableClient implements DurableClient {
     public DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
             SignalRepository signals, ScheduleRepository schedules, CancelRepository cancels, SearchRepository search,
             InFlightRepository inFlight, StoredValues values, EngineEvents events, Consumer<String> wakeQueue,
-            Consumer<Long> interruptCancelled) {
+            Consumer<Long> interruptCancelled, StartClaims startClaims) {
         this.machines = machines;
         this.starts = starts;
         this.queries = queries;
@@ -91,6 +94,7 @@ public final class DefaultDurableClient implements DurableClient {
         this.events = events;
         this.wakeQueue = wakeQueue;
         this.interruptCancelled = interruptCancelled;
+        this.startClaims = startClaims;
     }
 
     @Override
@@ -141,9 +145,24 @@ public final class DefaultDurableClient implements DurableClient {
                 .map(request -> NewInstance.of(machine, request.state(), request.options(), values,
                         () -> "The state for machine " + machine.describe(), NOTHING_STARTED))
                 .toList();
-        List<StartResult> results = starts.insert(rows);
-        afterCommit(() -> wakeQueue.accept(machine.queue()));
-        return results;
+        boolean[] reserved = startClaims.reserve(rows);
+        StartRepository.Inserted inserted;
+        try {
+            inserted = starts.insert(rows, reserved);
+        } catch (RuntimeException | Error e) {
+            startClaims.unreserveAll(rows, reserved);
+            throw e;
+        }
+        startClaims.unreserve(rows, reserved, inserted.claimed());
+        List<@Nullable ClaimedStep> claimed = inserted.claimed();
+        boolean leftRunnable = claimed.stream().anyMatch(Objects::isNull);
+        afterCompletion(() -> {
+            startClaims.committed(claimed);
+            if (leftRunnable) {
+                wakeQueue.accept(machine.queue());
+            }
+        }, () -> startClaims.unreserveAll(rows, claimedFlags(claimed)));
+        return inserted.results();
     }
 
     @Override
@@ -431,6 +450,35 @@ public final class DefaultDurableClient implements DurableClient {
     @Override
     public boolean deleteSchedule(String name) {
         return schedules.delete(Objects.requireNonNull(name, "name must not be null"));
+    }
+
+    private static boolean[] claimedFlags(List<@Nullable ClaimedStep> claimed) {
+        boolean[] flags = new boolean[claimed.size()];
+        for (int i = 0; i < flags.length; i++) {
+            flags[i] = claimed.get(i) != null;
+        }
+        return flags;
+    }
+
+    /**
+     * Runs {@code committed} once the caller's transaction commits, or now if there is none; {@code otherwise} if it
+     * rolls back or its end is unknown.
+     */
+    private static void afterCompletion(Runnable committed, Runnable otherwise) {
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    if (status == STATUS_COMMITTED) {
+                        committed.run();
+                    } else {
+                        otherwise.run();
+                    }
+                }
+            });
+        } else {
+            committed.run();
+        }
     }
 
     /** Runs {@code action} once the caller's transaction commits, or now if there is none. */

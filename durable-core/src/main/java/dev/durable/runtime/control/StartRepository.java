@@ -2,7 +2,9 @@ package dev.durable.runtime.control;
 
 import dev.durable.StartResult;
 import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.step.NewInstance;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -30,22 +32,43 @@ public final class StartRepository {
     // Columns travel as arrays and are unnested, so a batch has 11 bind parameters whatever its size
     // (docs/DESIGN.md, pitfall P8).
     // The inserted rows come back in insertion order, which is the ORDER BY of the select.
+    // A row whose claim this node reserved (:claim) is inserted claimed by it, as a pick would leave it, unless its
+    // queue's head in pick order is a due row of its priority or any row of a higher one (a lower number): the pick
+    // would take that first (docs/DESIGN.md, "Local starts"). The look at the head reads the first
+    // entry of the pick index, and only for the rows that may claim (CASE evaluates it lazily). The lease counts from
+    // the statement's own clock, not from the start of the caller's transaction.
     private static final String INSERT = """
             /* durable: insert */
             INSERT INTO {schema}.durable_instance
                 (machine, machine_version, step, state, queue, priority, partition_key, eligible_at,
-                 unique_key, unique_scope, correlation_key)
+                 unique_key, unique_scope, correlation_key, status, lease_owner, lease_token, lease_expires_at)
             SELECT r.machine, r.machine_version, r.step, r.state::jsonb, r.queue, r.priority::smallint,
                    r.partition_key, now() + r.delay_ms * interval '1 millisecond',
-                   r.unique_key, r.unique_scope::{schema}.durable_status[], r.correlation_key
-            FROM unnest(:machine::text[], :version::int[], :step::text[], :state::text[], :queue::text[],
-                        :priority::int[], :partitionKey::text[], :delayMs::bigint[], :uniqueKey::text[],
-                        :uniqueScope::text[], :correlationKey::text[])
-                 WITH ORDINALITY AS r(machine, machine_version, step, state, queue, priority, partition_key,
-                                      delay_ms, unique_key, unique_scope, correlation_key, ord)
+                   r.unique_key, r.unique_scope::{schema}.durable_status[], r.correlation_key,
+                   CASE WHEN r.claimed THEN 'executing' ELSE 'runnable' END::{schema}.durable_status,
+                   CASE WHEN r.claimed THEN :owner END,
+                   CASE WHEN r.claimed THEN nextval('{schema}.durable_lease_token_seq') END,
+                   CASE WHEN r.claimed THEN clock_timestamp() + :leaseMs * interval '1 millisecond' END
+            FROM (
+                SELECT u.*,
+                       CASE WHEN u.claim THEN NOT EXISTS (
+                           SELECT 1
+                           FROM (SELECT i.priority, i.eligible_at FROM {schema}.durable_instance i
+                                 WHERE i.queue = u.queue AND i.status = 'runnable'
+                                 ORDER BY i.priority, i.eligible_at LIMIT 1) head
+                           WHERE head.priority < u.priority
+                              OR (head.priority = u.priority AND head.eligible_at <= now()))
+                       ELSE false END AS claimed
+                FROM unnest(:machine::text[], :version::int[], :step::text[], :state::text[], :queue::text[],
+                            :priority::int[], :partitionKey::text[], :delayMs::bigint[], :uniqueKey::text[],
+                            :uniqueScope::text[], :correlationKey::text[], :claim::boolean[])
+                     WITH ORDINALITY AS u(machine, machine_version, step, state, queue, priority, partition_key,
+                                          delay_ms, unique_key, unique_scope, correlation_key, claim, ord)
+            ) r
             ORDER BY r.ord
             ON CONFLICT (unique_guard) WHERE unique_guard IS NOT NULL DO NOTHING
-            RETURNING id, unique_key
+            RETURNING id, unique_key, status = 'executing' AS claimed, lease_token,
+                      CASE WHEN status = 'executing' THEN state::text END AS claimed_state
             """;
 
     private static final String FIND_UNIQUE_HOLDERS = """
@@ -56,35 +79,58 @@ public final class StartRepository {
     private static final int MAX_INSERT_ATTEMPTS = 5;
 
     private final StatementPlanning planning;
+    private final String owner;
+    private final long leaseMillis;
     private final String insertSql;
     private final String findUniqueHoldersSql;
 
-    public StartRepository(StatementPlanning planning) {
+    /**
+     * @param owner this node's id, the owner of the claims its starts make
+     * @param lease how long such a claim is leased, like a pick's
+     */
+    public StartRepository(StatementPlanning planning, String owner, Duration lease) {
         this.planning = planning;
+        this.owner = owner;
+        this.leaseMillis = lease.toMillis();
         this.insertSql = planning.qualify(INSERT);
         this.findUniqueHoldersSql = planning.qualify(FIND_UNIQUE_HOLDERS);
     }
 
     /**
+     * What a start inserted: per row in the given order, the instance it resolved to, and the claim this node holds
+     * on it (null unless the row may claim, was inserted, and nothing stood before it in its queue).
+     */
+    public record Inserted(List<StartResult> results, List<@Nullable ClaimedStep> claimed) {
+    }
+
+    /** {@link #insert(List, boolean[])} claiming nothing. */
+    public List<StartResult> insert(List<NewInstance> rows) {
+        return insert(rows, new boolean[rows.size()]).results();
+    }
+
+    /**
      * Inserts the rows in one statement (joining the caller's transaction, if any) and says, per row in the given
      * order, which instance it resolved to. Rows whose unique key is held (by an existing row or by an earlier row
-     * of the batch) are not inserted and resolve to the holder.
+     * of the batch) are not inserted and resolve to the holder. A row whose {@code claim} is set is inserted claimed
+     * by this node when its queue has nothing to pick before it.
      */
-    public List<StartResult> insert(List<NewInstance> rows) {
+    public Inserted insert(List<NewInstance> rows, boolean[] claim) {
         StartResult[] results = new StartResult[rows.size()];
+        ClaimedStep[] claimed = new ClaimedStep[rows.size()];
         List<Integer> pending = IntStream.range(0, rows.size()).boxed().toList();
         for (int attempt = 1; !pending.isEmpty(); attempt++) {
             if (attempt > MAX_INSERT_ATTEMPTS) {
                 throw new IllegalStateException("Could not settle unique keys of " + pending.size()
                         + " rows after " + MAX_INSERT_ATTEMPTS + " attempts: their holders keep changing status");
             }
-            pending = insertOnce(rows, pending, results);
+            pending = insertOnce(rows, claim, pending, results, claimed);
         }
-        return Arrays.asList(results);
+        return new Inserted(Arrays.asList(results), Arrays.asList(claimed));
     }
 
     /** One insert statement for the {@code pending} rows; returns those to try again. */
-    private List<Integer> insertOnce(List<NewInstance> rows, List<Integer> pending, StartResult[] results) {
+    private List<Integer> insertOnce(List<NewInstance> rows, boolean[] claim, List<Integer> pending,
+            StartResult[] results, ClaimedStep[] claimed) {
         List<Integer> order = new ArrayList<>(pending);
         order.sort(Comparator.comparing((Integer i) -> rows.get(i).uniqueKey(),
                 Comparator.nullsLast(Comparator.naturalOrder())));
@@ -92,7 +138,7 @@ public final class StartRepository {
         Object[] machine = new Object[n], version = new Object[n], step = new Object[n], state = new Object[n],
                 queue = new Object[n], priority = new Object[n], partitionKey = new Object[n],
                 delayMs = new Object[n], uniqueKey = new Object[n], uniqueScope = new Object[n],
-                correlationKey = new Object[n];
+                correlationKey = new Object[n], claims = new Object[n];
         for (int k = 0; k < n; k++) {
             NewInstance row = rows.get(order.get(k));
             machine[k] = row.machine();
@@ -106,6 +152,7 @@ public final class StartRepository {
             uniqueKey[k] = row.uniqueKey();
             uniqueScope[k] = row.uniqueScope();
             correlationKey[k] = row.correlationKey();
+            claims[k] = claim[order.get(k)];
         }
         List<InsertedRow> inserted = planning.ordinary().sql(insertSql)
                 .param("machine", new SqlArrayValue("text", machine))
@@ -119,18 +166,26 @@ public final class StartRepository {
                 .param("uniqueKey", new SqlArrayValue("text", uniqueKey))
                 .param("uniqueScope", new SqlArrayValue("text", uniqueScope))
                 .param("correlationKey", new SqlArrayValue("text", correlationKey))
-                .query((rs, i) -> new InsertedRow(rs.getLong(1), rs.getString(2)))
+                .param("claim", new SqlArrayValue("bool", claims))
+                .param("owner", owner)
+                .param("leaseMs", leaseMillis)
+                .query((rs, i) -> new InsertedRow(rs.getLong(1), rs.getString(2), rs.getBoolean(3),
+                        rs.getLong(4), rs.getString(5)))
                 .list();
 
         // Rows without a unique key cannot conflict: they come back one for one, in insertion order.
         List<Integer> unkeyed = order.stream().filter(i -> rows.get(i).uniqueKey() == null).toList();
         Map<String, Long> insertedByKey = new HashMap<>();
+        Map<String, InsertedRow> claimedByKey = new HashMap<>();
         int nextUnkeyed = 0;
         for (InsertedRow row : inserted) {
             if (row.uniqueKey() == null) {
-                results[unkeyed.get(nextUnkeyed++)] = new StartResult(row.id(), true);
+                int index = unkeyed.get(nextUnkeyed++);
+                results[index] = new StartResult(row.id(), true);
+                claimed[index] = row.claimed(rows.get(index));
             } else {
                 insertedByKey.put(row.uniqueKey(), row.id());
+                claimedByKey.put(row.uniqueKey(), row);
             }
         }
         if (nextUnkeyed != unkeyed.size()) {
@@ -164,13 +219,29 @@ public final class StartRepository {
             } else {
                 boolean created = insertedByKey.containsKey(key) && firstHolderInBatch.get(key) == i;
                 results[i] = new StartResult(holder, created);
+                if (created) {
+                    claimed[i] = claimedByKey.get(key).claimed(rows.get(i));
+                }
             }
         }
         return retry;
     }
 
-    /** A row the insert statement returned; an empty string is a unique key like any other. */
-    private record InsertedRow(long id, @Nullable String uniqueKey) {
+    /**
+     * A row the insert statement returned; an empty string is a unique key like any other. A row inserted claimed
+     * comes with its claim's token and its stored state (its JSON as the database keeps it, as a pick reads it).
+     */
+    private record InsertedRow(long id, @Nullable String uniqueKey, boolean isClaimed, long leaseToken,
+            @Nullable String claimedState) {
+
+        /** The claim on the row, as a pick of it would have returned it; null if the row was inserted runnable. */
+        @Nullable ClaimedStep claimed(NewInstance row) {
+            if (!isClaimed) {
+                return null;
+            }
+            return new ClaimedStep(id, row.machine(), row.version(), row.step(), claimedState, List.of(), false, 0,
+                    leaseToken, row.queue(), row.partitionKey(), List.of(), ClaimedStep.Family.NONE);
+        }
     }
 
     private Map<String, Long> findUniqueHolders(Collection<String> keys) {

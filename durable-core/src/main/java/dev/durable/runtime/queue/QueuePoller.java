@@ -55,6 +55,8 @@ public final class QueuePoller {
     private final BackgroundLoop loop;
     private final BooleanSupplier mayPick;
     private volatile boolean paused;
+    /** Between {@link #start()} and {@link #stopPolling}: the node runs this queue's work. */
+    private volatile boolean polling;
     /** While claims are about to end, the pick waits for them until this time (System.nanoTime); 0 when not. */
     private long gatherUntil;
     /** The probe found due work and woke the poller; cleared by the next poll. */
@@ -107,13 +109,34 @@ public final class QueuePoller {
 
     public void start() {
         if (isActive()) {
+            polling = true;
             loop.start();
         }
     }
 
     /** Stops picking; running steps go on. */
     public void stopPolling(Duration timeout) {
+        polling = false;
         loop.stop(timeout);
+    }
+
+    /** Whether the node works this queue now: started, and not stopping. */
+    boolean isPolling() {
+        return polling;
+    }
+
+    /**
+     * Promises a claim to a row of {@code machine} at {@code version} a local start is about to insert, when the row
+     * would start at once here: the queue is worked and picks (not paused, nor held by the deploy check), runs that
+     * version, has no backlog, and a slot is free ({@link QueueSlots#reserve()}). The caller hands the claimed row to
+     * the executor or takes the promise back (docs/DESIGN.md, "Local starts").
+     */
+    boolean reserveForStart(String machine, int version) {
+        if (!polling || paused || slots.hasBacklog() || !mayPick.getAsBoolean()) {
+            return false;
+        }
+        List<Integer> versions = machines.get(machine);
+        return versions != null && versions.contains(version) && slots.reserve();
     }
 
     public void pause() {
@@ -155,7 +178,23 @@ public final class QueuePoller {
         if (gathering != null) {
             return gathering;
         }
-        List<ClaimedStep> claimed = pick(limit);
+        limit = slots.beginPick(); // local starts may have taken claims since (docs/DESIGN.md, "Local starts")
+        List<ClaimedStep> claimed;
+        try {
+            if (limit <= 0) {
+                slots.pollerWantsRoom();
+                return LONGEST_PAUSE;
+            }
+            claimed = pick(limit);
+            if (!claimed.isEmpty()) {
+                events.picked(name, claimed.size());
+            }
+            for (ClaimedStep step : claimed) {
+                executor.accept(step, slots);
+            }
+        } finally {
+            slots.endPick();
+        }
         slots.backlog(claimed.size() == limit);
         if (byProbe && claimed.isEmpty()) {
             futilePause = futilePause.isZero() ? pollInterval
@@ -163,12 +202,6 @@ public final class QueuePoller {
             probeIgnoredUntil = System.nanoTime() + futilePause.toNanos();
         } else if (!claimed.isEmpty()) {
             futilePause = Duration.ZERO;
-        }
-        if (!claimed.isEmpty()) {
-            events.picked(name, claimed.size());
-            for (ClaimedStep step : claimed) {
-                executor.accept(step, slots);
-            }
         }
         // A full batch suggests more is waiting: pick again now. So does a partial batch holding partitioned rows:
         // the pick takes one row per key, so the head of a hot key can fill the candidates and hide other keys;

@@ -50,6 +50,10 @@ public final class QueueSlots {
     private final Object lock = new Object();
     private final ArrayDeque<RunningStep> waiting = new ArrayDeque<>();
     private int free;
+    /** Claims promised to rows a local start is inserting (docs/DESIGN.md, "Local starts"). */
+    private int reserved;
+    /** The poller is picking, for as many rows as were claimable when it began: no promise until it is done. */
+    private boolean picking;
     private final AtomicInteger claims = new AtomicInteger();
     private final AtomicInteger committing = new AtomicInteger();
     /** Moving average of the queue's step durations in user code, in nanoseconds; negative until the first. */
@@ -138,6 +142,58 @@ public final class QueueSlots {
             waiting.addLast(step);
         }
         dispatch();
+    }
+
+    /**
+     * Promises a claim to a row a local start is about to insert, if the row would start at once: a slot is free that
+     * no waiting row nor earlier promise will take, and a pick could claim a row now. The claim counts from now on;
+     * the row arrives through {@link #claimedAtStart} or the promise is taken back with {@link #unreserve()}.
+     */
+    boolean reserve() {
+        synchronized (lock) {
+            if (picking || !waiting.isEmpty() || free - reserved <= 0 || claimable() <= 0) {
+                return false;
+            }
+            reserved++;
+            claims.incrementAndGet();
+            return true;
+        }
+    }
+
+    /**
+     * The poller begins a pick: how many rows it may claim. Until {@link #endPick()} no local start is promised a
+     * claim, so the rows the pick claims and the promises never add up past the bound it was given.
+     */
+    int beginPick() {
+        synchronized (lock) {
+            picking = true;
+            return claimable();
+        }
+    }
+
+    /** The pick's rows are claimed here (or it claimed none). */
+    void endPick() {
+        synchronized (lock) {
+            picking = false;
+        }
+    }
+
+    /** A row a local start claimed for the promise of {@link #reserve()}: it starts when a slot is free. */
+    void claimedAtStart(RunningStep step) {
+        synchronized (lock) {
+            reserved--;
+            waiting.addLast(step);
+        }
+        dispatch();
+    }
+
+    /** Takes back a promise of {@link #reserve()}: the row was not claimed (or not committed). */
+    void unreserve() {
+        synchronized (lock) {
+            reserved--;
+        }
+        claims.decrementAndGet();
+        roomMayHaveCome();
     }
 
     /** The next step of an inline chain, on a claim already held: it starts before the rows waiting. */

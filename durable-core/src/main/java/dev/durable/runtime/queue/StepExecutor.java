@@ -84,6 +84,16 @@ public final class StepExecutor {
     }
 
     /**
+     * Takes a row a local start inserted claimed, for the claim {@code queue} promised it ({@link QueueSlots#reserve()}):
+     * from now on as a picked row.
+     */
+    void acceptAtStart(ClaimedStep claimed, QueueSlots queue) {
+        RunningStep running = new RunningStep(claimed, queue);
+        inFlight.add(running);
+        queue.claimedAtStart(running);
+    }
+
+    /**
      * Starts a step that has just taken a slot of its queue ({@link QueueSlots}'s starter). A waiting row whose claim
      * was lost meanwhile (its instance cancelled, or reaped) does not run: its outcome would be fenced off.
      */

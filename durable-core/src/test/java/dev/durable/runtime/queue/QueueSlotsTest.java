@@ -218,6 +218,34 @@ class QueueSlotsTest {
         assertThat(counts()).containsExactly(0, 0, 0, 0);
     }
 
+    /**
+     * A local start is promised a claim only while its row would start at once (docs/DESIGN.md, "Local starts"): a
+     * slot free that neither a waiting row nor an earlier promise takes; the promise counts as a claim until the row
+     * arrives or it is taken back, and taking it back wakes a poller that waits for room.
+     */
+    @Test
+    void aStartIsPromisedAClaimOnlyWhileAFreeSlotWouldRunItAtOnce() {
+        QueueSlots two = slowQueue(2, 3);
+        assertThat(two.reserve()).isTrue();
+        assertThat(two.reserve()).isTrue();
+        assertThat(two.reserve()).as("both free slots promised").isFalse();
+        assertThat(two.claims()).isEqualTo(2);
+        assertThat(two.claimable()).as("the promises count as claims").isZero();
+
+        two.pollerWantsRoom();
+        int wakesBefore = wakes.get();
+        two.unreserve();
+        assertThat(wakes.get()).as("room for a pick wakes the poller").isEqualTo(wakesBefore + 1);
+        RunningStep arrived = new RunningStep(claimed(1, "s"), two);
+        two.claimedAtStart(arrived);
+        assertThat(arrived.phase()).isEqualTo(RunningStep.Phase.RUNNING);
+        assertThat(two.claims()).as("the promise became the claim").isEqualTo(1);
+
+        claimOn(two, 2);
+        claimOn(two, 3); // waits: both slots run
+        assertThat(two.reserve()).as("a row waits for a slot").isFalse();
+    }
+
     /** A queue of slow steps: no prefetch, so its claims are its slots. */
     private QueueSlots slowQueue(int concurrency, int batchSize) {
         QueueSlots queue = new QueueSlots(concurrency, batchSize, wakes::incrementAndGet, step -> { });
