@@ -147,7 +147,7 @@ class DeadlineRaceTest {
     /** Runs the sweep's statement in {@code connection}'s open transaction, so the test decides when it commits. */
     private List<Long> fireIn(Connection connection) throws Exception {
         List<Long> fired = new ArrayList<>();
-        String sql = repositories.planning().qualify(DeadlineRepository.FIRE).replace(":limit", "100");
+        String sql = repositories.planning().qualify(DeadlineRepository.FIRE).replace("{limit}", "100");
         try (PreparedStatement statement = connection.prepareStatement(sql); ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 fired.add(rows.getLong("id"));

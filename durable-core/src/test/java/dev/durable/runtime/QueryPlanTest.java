@@ -2,6 +2,7 @@ package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durable.InstanceStatus;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.runtime.control.CancelRepository;
 import dev.durable.runtime.control.QueryRepository;
@@ -124,11 +125,10 @@ class QueryPlanTest {
     /** The pick walks the partial pick index of its one queue, in order, no sort (docs/DESIGN.md, pitfall P7). */
     @Test
     void thePickWalksThePickIndexOfItsQueue() {
-        String plan = explain(ClaimRepository.PICK, new MapSqlParameterSource()
+        String plan = explain(new LiteralLimits(ClaimRepository.PICK).with(64), new MapSqlParameterSource()
                 .addValue("queue", "q1")
                 .addValue("machine", new SqlArrayValue("text", "m"))
                 .addValue("version", new SqlArrayValue("int4", 1))
-                .addValue("limit", 64)
                 .addValue("wanted", 50)
                 .addValue("owner", "node:2")
                 .addValue("leaseMs", 60_000));
@@ -169,9 +169,9 @@ class QueryPlanTest {
                 .addValue("consumedSignal", new SqlArrayValue("int8", 5L))
                 .addValue("leaseMs", 60_000)
                 .addValue("continuesBefore", new SqlArrayValue("int4", null, null));
-        String next = explain(TransitionRepository.APPLY_CONTINUE, continuation);
+        String next = explain(TransitionRepository.CONTINUE.get("continue"), continuation);
         // written again after an ambiguous commit (docs/DESIGN.md, "Fencing"): it also looks at the history
-        String again = explain(TransitionRepository.APPLY_CONTINUE_AGAIN, continuation
+        String again = explain(TransitionRepository.CONTINUE.get("continue again"), continuation
                 .addValue("continuesBefore", new SqlArrayValue("int4", null, 1)));
 
         assertThat(retry).contains("Index Scan using durable_instance_pkey").doesNotContain("Seq Scan");
@@ -288,7 +288,7 @@ class QueryPlanTest {
      */
     @Test
     void theDeadlineSweepWalksTheDeadlineIndex() {
-        String fire = explain(DeadlineRepository.FIRE, new MapSqlParameterSource().addValue("limit", 1000));
+        String fire = explain(new LiteralLimits(DeadlineRepository.FIRE).with(1000), new MapSqlParameterSource());
         String next = explain(DeadlineRepository.UNTIL_NEXT, new MapSqlParameterSource());
 
         assertThat(fire).contains("durable_instance_deadline").doesNotContain("Seq Scan on durable_instance");
@@ -303,8 +303,8 @@ class QueryPlanTest {
     @Test
     void theScheduleSweepWalksTheDueIndexAndAFireTouchesItsRowsByKey() {
         SqlArrayValue machines = new SqlArrayValue("text", "m1", "m2");
-        String due = explain(ScheduleRepository.DUE, new MapSqlParameterSource().addValue("machines", machines)
-                .addValue("limit", 1000));
+        String due = explain(new LiteralLimits(ScheduleRepository.DUE).with(1000), new MapSqlParameterSource()
+                .addValue("machines", machines));
         String next = explain(ScheduleRepository.UNTIL_NEXT, new MapSqlParameterSource().addValue("machines",
                 machines));
         String fire = explain(ScheduleRepository.FIRE, new MapSqlParameterSource()
@@ -342,9 +342,9 @@ class QueryPlanTest {
     @Test
     void retentionWalksTheIndexOfEndedRows() {
         MapSqlParameterSource expired = new MapSqlParameterSource().addValue("keepMs", 60_000L).addValue("limit", 1000);
-        String done = explain(RetentionRepository.DELETE_DONE, expired);
-        String failed = explain(RetentionRepository.DELETE_FAILED, expired);
-        String cancelled = explain(RetentionRepository.DELETE_CANCELLED, expired);
+        String done = explain(RetentionRepository.DELETE.get(InstanceStatus.DONE), expired);
+        String failed = explain(RetentionRepository.DELETE.get(InstanceStatus.FAILED), expired);
+        String cancelled = explain(RetentionRepository.DELETE.get(InstanceStatus.CANCELLED), expired);
 
         assertThat(done).contains("durable_instance_ended", "durable_instance_pkey", "durable_history_instance")
                 .doesNotContain("Seq Scan");
@@ -521,6 +521,39 @@ class QueryPlanTest {
         String plan = explain(ClaimRepository.RETURN_CRASHED, claims().addValue("error", "died"));
 
         assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan");
+    }
+
+    /**
+     * Every statement written once and rendered into variants (docs/DESIGN.md, "Where the SQL lives") is printed,
+     * variant by variant, and planned: each variant is a whole statement PostgreSQL accepts, with a text of its own
+     * (pitfall P13), that reaches its rows through an index.
+     */
+    @Test
+    void everyVariantOfAStatementWrittenOnceIsPrintedAndPlanned() {
+        Map<String, String> plans = new java.util.LinkedHashMap<>();
+        TransitionRepository.CONTINUE.forEach((variant, sql) -> plans.put(sql, explain(sql, claims()
+                .addValue("step", new SqlArrayValue("text", "t", "t"))
+                .addValue("state", new SqlArrayValue("text", "{}", "{}"))
+                .addValue("consumedSignal", new SqlArrayValue("int8", 5L))
+                .addValue("leaseMs", 60_000)
+                .addValue("continuesBefore", new SqlArrayValue("int4", null, 1)))));
+        RetentionRepository.DELETE.forEach((status, sql) -> plans.put(sql, explain(sql,
+                new MapSqlParameterSource().addValue("keepMs", 60_000L).addValue("limit", 1000))));
+        SearchRepository.PAGES.forEach((variant, sql) -> plans.put(sql, explainSearch(sql, search())));
+        // Counting every instance, whatever the criteria, reads them all ("Counting instances"): it is planned, not
+        // held to an index.
+        String countEverything = SearchRepository.PAGES.get("count");
+
+        assertThat(plans).hasSize(TransitionRepository.CONTINUE.size() + RetentionRepository.DELETE.size()
+                + SearchRepository.PAGES.size());
+        plans.forEach((sql, plan) -> {
+            System.out.println("---- " + sql.lines().findFirst().orElse("").strip() + "\n" + sql + "\n" + plan);
+            assertThat(sql).as("a rendered variant").doesNotContain("-- in:", "{status}");
+            assertThat(plan).as(sql).isNotBlank();
+            if (!sql.equals(countEverything)) {
+                assertThat(plan).as(sql).contains("Index").doesNotContain("Seq Scan on durable_instance ");
+            }
+        });
     }
 
     /** Two claims, and what a statement that ends them records in their history. */

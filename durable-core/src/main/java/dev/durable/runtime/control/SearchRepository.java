@@ -5,6 +5,7 @@ import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.json.JsonCodec;
 import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.runtime.jdbc.StatementVariants;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -40,23 +41,40 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class SearchRepository {
 
-    // A page, oldest first. Every criterion is optional (NULL: not set); :statuses is never NULL (every status when
-    // the query names none). Ids start at 1, so afterId 0 reads from the first.
-    // A suspended instance is a runnable row with a reason (docs/DESIGN.md, "Suspension"): :statuses names the stored
-    // statuses (runnable for suspended), :suspended and :plainRunnable which of the two kinds of runnable rows are
-    // wanted, and :onlySuspended that nothing else is, so that the plan can read the index of suspended rows.
-    public static final String SEARCH = """
-            /* durable: search */
-            SELECT id, machine, machine_version, step,
-                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
-                       AS status,
-                   queue, priority, partition_key, awaits,
-                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
-                   unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
-                   result::text AS result, created_at, updated_at, parent_id
+    // A page of the instances a query selects, in three variants: "search", oldest first; "newest first", the keyset
+    // and the order reversed (afterId 0: from the newest); "lock page", the page a bulk operation acts on, oldest
+    // first, locked in id order like every multi-row statement (docs/DESIGN.md, pitfall P4); and a fourth, "count",
+    // every instance the criteria select, counted per status (a suspended one as suspended), whatever the query's page:
+    // no keyset, no limit (docs/DESIGN.md, "Counting instances"). Every criterion is optional (NULL: not set);
+    // :statuses is never NULL (every status when the query names none). Ids start at 1, so afterId 0 reads from the
+    // first. A suspended instance is a runnable row with a reason (docs/DESIGN.md, "Suspension"): :statuses names the
+    // stored statuses (runnable for suspended), :suspended and :plainRunnable which of the two kinds of runnable rows
+    // are wanted, and :onlySuspended that nothing else is, so that the plan can read the index of suspended rows. The
+    // lock: a row another transaction is changing is waited for and its criteria are checked again on the row as that
+    // transaction left it (READ COMMITTED re-checks the WHERE of a locking read), so a row that no longer matches is
+    // left out and the page filled from further on: the action that follows acts only on rows that match as it acts.
+    public static final String PAGE = """
+            /* durable: search */ -- in: search
+            /* durable: search newest first */ -- in: newest first
+            /* durable: lock page */ -- in: lock page
+            /* durable: count query */ -- in: count
+            SELECT id, machine, machine_version, step, -- in: search, newest first
+                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' -- in: search, newest first
+                        THEN 'suspended' ELSE status::text END AS status, -- in: search, newest first
+                   queue, priority, partition_key, awaits, attempt, eligible_at, -- in: search, newest first
+                   last_error, lease_owner, lease_expires_at, unique_key, -- in: search, newest first
+                   unique_guard IS NOT NULL AS holds_unique_key, correlation_key, -- in: search, newest first
+                   state::text AS state, result::text AS result, -- in: search, newest first
+                   created_at, updated_at, parent_id -- in: search, newest first
+            SELECT id -- in: lock page
+            SELECT CASE WHEN suspension IS NOT NULL AND status = 'runnable' -- in: count
+                        THEN 'suspended' ELSE status::text END AS status, -- in: count
+                   count(*) AS n -- in: count
             FROM {schema}.durable_instance
-            WHERE id > :afterId
-              AND status = ANY (:statuses)
+            WHERE id > :afterId -- in: search, lock page
+            WHERE (CAST(:afterId AS bigint) = 0 OR id < :afterId) -- in: newest first
+              AND status = ANY (:statuses) -- in: search, newest first, lock page
+            WHERE status = ANY (:statuses) -- in: count
               AND (suspension IS NULL OR CAST(:suspended AS boolean))
               AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
               AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
@@ -72,99 +90,20 @@ public final class SearchRepository {
               AND (CAST(:updatedBefore AS timestamptz) IS NULL OR updated_at < :updatedBefore)
               AND (CAST(:errorContains AS text) IS NULL
                    OR position(lower(:errorContains) IN lower(last_error)) > 0)
-            ORDER BY id
-            LIMIT :limit
+            ORDER BY id -- in: search, lock page
+            ORDER BY id DESC -- in: newest first
+            LIMIT :limit -- in: search, newest first, lock page
+            FOR NO KEY UPDATE -- in: lock page
+            GROUP BY 1 -- in: count
             """;
 
-    // SEARCH newest first: the same criteria, the keyset and the order reversed (afterId 0: from the newest).
-    public static final String SEARCH_NEWEST_FIRST = """
-            /* durable: search newest first */
-            SELECT id, machine, machine_version, step,
-                   CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
-                       AS status,
-                   queue, priority, partition_key, awaits,
-                   attempt, eligible_at, last_error, lease_owner, lease_expires_at, unique_key,
-                   unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
-                   result::text AS result, created_at, updated_at, parent_id
-            FROM {schema}.durable_instance
-            WHERE (CAST(:afterId AS bigint) = 0 OR id < :afterId)
-              AND status = ANY (:statuses)
-              AND (suspension IS NULL OR CAST(:suspended AS boolean))
-              AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
-              AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
-              AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-              AND (CAST(:machine AS text) IS NULL OR machine = :machine)
-              AND (CAST(:version AS integer) IS NULL OR machine_version = :version)
-              AND (CAST(:step AS text) IS NULL OR step = :step)
-              AND (CAST(:uniqueKey AS text) IS NULL OR unique_key = :uniqueKey)
-              AND (CAST(:correlationKey AS text) IS NULL OR correlation_key = :correlationKey)
-              AND (CAST(:createdFrom AS timestamptz) IS NULL OR created_at >= :createdFrom)
-              AND (CAST(:createdBefore AS timestamptz) IS NULL OR created_at < :createdBefore)
-              AND (CAST(:updatedFrom AS timestamptz) IS NULL OR updated_at >= :updatedFrom)
-              AND (CAST(:updatedBefore AS timestamptz) IS NULL OR updated_at < :updatedBefore)
-              AND (CAST(:errorContains AS text) IS NULL
-                   OR position(lower(:errorContains) IN lower(last_error)) > 0)
-            ORDER BY id DESC
-            LIMIT :limit
-            """;
-
-    // Every instance the criteria of SEARCH select, counted per status (a suspended one as suspended), whatever the
-    // query's page: no keyset, no limit (docs/DESIGN.md, "Counting instances").
-    static final String COUNT = """
-            /* durable: count query */
-            SELECT CASE WHEN suspension IS NOT NULL AND status = 'runnable' THEN 'suspended' ELSE status::text END
-                       AS status,
-                   count(*) AS n
-            FROM {schema}.durable_instance
-            WHERE status = ANY (:statuses)
-              AND (suspension IS NULL OR CAST(:suspended AS boolean))
-              AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
-              AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
-              AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-              AND (CAST(:machine AS text) IS NULL OR machine = :machine)
-              AND (CAST(:version AS integer) IS NULL OR machine_version = :version)
-              AND (CAST(:step AS text) IS NULL OR step = :step)
-              AND (CAST(:uniqueKey AS text) IS NULL OR unique_key = :uniqueKey)
-              AND (CAST(:correlationKey AS text) IS NULL OR correlation_key = :correlationKey)
-              AND (CAST(:createdFrom AS timestamptz) IS NULL OR created_at >= :createdFrom)
-              AND (CAST(:createdBefore AS timestamptz) IS NULL OR created_at < :createdBefore)
-              AND (CAST(:updatedFrom AS timestamptz) IS NULL OR updated_at >= :updatedFrom)
-              AND (CAST(:updatedBefore AS timestamptz) IS NULL OR updated_at < :updatedBefore)
-              AND (CAST(:errorContains AS text) IS NULL
-                   OR position(lower(:errorContains) IN lower(last_error)) > 0)
-            GROUP BY 1
-            """;
-
-    // The page a bulk operation acts on, locked: the criteria of SEARCH, oldest first, locked in id order like every
-    // multi-row statement (docs/DESIGN.md, pitfall P4). A row another transaction is changing is waited for and its
-    // criteria are checked again on the row as that transaction left it (READ COMMITTED re-checks the WHERE of a
-    // locking read), so a row that no longer matches is left out and the page filled from further on: the action
-    // that follows acts only on rows that match as it acts.
-    public static final String LOCK_PAGE = """
-            /* durable: lock page */
-            SELECT id
-            FROM {schema}.durable_instance
-            WHERE id > :afterId
-              AND status = ANY (:statuses)
-              AND (suspension IS NULL OR CAST(:suspended AS boolean))
-              AND (suspension IS NOT NULL OR status <> 'runnable' OR CAST(:plainRunnable AS boolean))
-              AND (suspension IS NOT NULL OR NOT CAST(:onlySuspended AS boolean))
-              AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-              AND (CAST(:machine AS text) IS NULL OR machine = :machine)
-              AND (CAST(:version AS integer) IS NULL OR machine_version = :version)
-              AND (CAST(:step AS text) IS NULL OR step = :step)
-              AND (CAST(:uniqueKey AS text) IS NULL OR unique_key = :uniqueKey)
-              AND (CAST(:correlationKey AS text) IS NULL OR correlation_key = :correlationKey)
-              AND (CAST(:createdFrom AS timestamptz) IS NULL OR created_at >= :createdFrom)
-              AND (CAST(:createdBefore AS timestamptz) IS NULL OR created_at < :createdBefore)
-              AND (CAST(:updatedFrom AS timestamptz) IS NULL OR updated_at >= :updatedFrom)
-              AND (CAST(:updatedBefore AS timestamptz) IS NULL OR updated_at < :updatedBefore)
-              AND (CAST(:errorContains AS text) IS NULL
-                   OR position(lower(:errorContains) IN lower(last_error)) > 0)
-            ORDER BY id
-            LIMIT :limit
-            FOR NO KEY UPDATE
-            """;
+    /** {@link #PAGE}'s four texts, by name. */
+    public static final Map<String, String> PAGES = StatementVariants.render(PAGE, "search", "newest first",
+            "lock page", "count");
+    public static final String SEARCH = PAGES.get("search");
+    public static final String SEARCH_NEWEST_FIRST = PAGES.get("newest first");
+    public static final String LOCK_PAGE = PAGES.get("lock page");
+    static final String COUNT = PAGES.get("count");
 
     // The instance holding a unique key now, through the unique index (docs/DESIGN.md, "Uniqueness").
     public static final String FIND_HOLDER = """

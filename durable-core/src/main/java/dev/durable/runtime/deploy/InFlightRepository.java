@@ -44,7 +44,7 @@ public final class InFlightRepository {
 
     // The groups of runnable, parked and failed rows, found by a loose index scan of durable_instance_step: each
     // recursion takes the first entry after the previous group's, one index probe per group, however many rows each
-    // holds. Each group is counted up to :limit (COUNT_LIMIT + 1, written into the text) through the same index.
+    // holds. Each group is counted up to {limit} (COUNT_LIMIT + 1, written into the text) through the same index.
     // The status list is written out in every statement so that the planner matches the partial index.
     public static final String GROUPS = """
             /* durable: in-flight groups */
@@ -75,7 +75,7 @@ public final class InFlightRepository {
                       WHERE i.status IN ('runnable', 'awaiting_signal', 'failed')
                         AND i.machine = g.machine AND i.machine_version = g.machine_version AND i.step = g.step
                         AND i.status = g.status
-                      LIMIT :limit) capped
+                      LIMIT {limit}) capped
             ) counted
             """;
 
@@ -88,11 +88,11 @@ public final class InFlightRepository {
               AND i.machine = :machine AND i.machine_version = :version AND i.step = :step
               AND i.status = CAST(:status AS {schema}.durable_status)
             ORDER BY i.id
-            LIMIT :limit
+            LIMIT {limit}
             """;
 
     // A larger group: SAMPLE_SIZE rows spread over its ids, the oldest and the newest among them, so that a shape
-    // written before a deploy is seen among those written after. :limit (SAMPLE_SIZE - 1, written into the text) is the
+    // written before a deploy is seen among those written after. {limit} (SAMPLE_SIZE - 1, written into the text) is the
     // number of steps between the group's first and last id; each point is the first row at or after it, one index
     // probe each. Points that reach the same row give it once.
     public static final String SAMPLE_SPREAD = """
@@ -106,20 +106,20 @@ public final class InFlightRepository {
             )
             SELECT DISTINCT ON (picked.id) picked.state
             FROM span
-            CROSS JOIN generate_series(0, :limit) point
+            CROSS JOIN generate_series(0, {limit}) point
             CROSS JOIN LATERAL (
                 SELECT i.id, i.state::text AS state
                 FROM {schema}.durable_instance i
                 WHERE i.status IN ('runnable', 'awaiting_signal', 'failed')
                   AND i.machine = :machine AND i.machine_version = :version AND i.step = :step
                   AND i.status = CAST(:status AS {schema}.durable_status)
-                  AND i.id >= span.lo + (span.hi - span.lo) * point / :limit
+                  AND i.id >= span.lo + (span.hi - span.lo) * point / {limit}
                 ORDER BY i.id
                 LIMIT 1) picked
             ORDER BY picked.id
             """;
 
-    // The executing rows by machine, version and step, counted and sampled (the first :limit of each group by id):
+    // The executing rows by machine, version and step, counted and sampled (the first {limit} of each group by id):
     // they are few, at most the slots of the live nodes and the expired claims not reaped yet, read through
     // durable_instance_lease.
     public static final String EXECUTING = """
@@ -130,11 +130,11 @@ public final class InFlightRepository {
                          row_number() OVER (PARTITION BY i.machine, i.machine_version, i.step ORDER BY i.id) AS nth
                   FROM {schema}.durable_instance i
                   WHERE i.status = 'executing') e
-            WHERE e.nth <= :limit
+            WHERE e.nth <= {limit}
             ORDER BY e.machine, e.machine_version, e.step, e.nth
             """;
 
-    // The pending signals by the group of their instance and by name: at most :limit (SIGNAL_LIMIT + 1) of them,
+    // The pending signals by the group of their instance and by name: at most {limit} (SIGNAL_LIMIT + 1) of them,
     // through the inbox index, each joined to its instance by primary key. Only unfinished instances have pending
     // signals (an end clears the inbox), so the cost follows the signals waiting, not the history: the instance is
     // looked up in a LATERAL subquery with a LIMIT, which the planner cannot turn into a hash join over a scan of the
@@ -146,7 +146,7 @@ public final class InFlightRepository {
                   FROM {schema}.durable_signal s
                   WHERE s.consumed_at IS NULL
                   ORDER BY s.instance_id
-                  LIMIT :limit) s
+                  LIMIT {limit}) s
             CROSS JOIN LATERAL (
                 SELECT i.machine, i.machine_version, i.step, i.status
                 FROM {schema}.durable_instance i

@@ -17,23 +17,28 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class LiteralLimits {
 
+    private static final String LIMIT = "{limit}";
+
     private final String statement;
     private final Map<Integer, String> byLimit = new ConcurrentHashMap<>();
 
-    /** @param statement a qualified statement with one {@code :limit} placeholder where its literal goes */
+    /**
+     * @param statement a qualified statement with a {@code {limit}} where its literal goes (a literal in braces, so no
+     *                  reader takes it for a bind parameter; docs/DESIGN.md, "Where the SQL lives")
+     */
     public LiteralLimits(String statement) {
-        if (!statement.contains(":limit")) {
-            throw new IllegalArgumentException("the statement has no :limit to write: " + statement);
+        if (!statement.contains(LIMIT)) {
+            throw new IllegalArgumentException("the statement has no " + LIMIT + " to write: " + statement);
         }
         this.statement = statement;
     }
 
-    /** The statement with {@code limit} written in place of {@code :limit}. */
+    /** The statement with {@code limit} written in place of its {@code {limit}}. */
     public String with(int limit) {
         if (limit < 1) {
             throw new IllegalArgumentException("a limit must be positive: " + limit);
         }
-        return byLimit.computeIfAbsent(limit, l -> statement.replace(":limit", Integer.toString(l)));
+        return byLimit.computeIfAbsent(limit, l -> statement.replace(LIMIT, Integer.toString(l)));
     }
 
     /**

@@ -45,7 +45,7 @@ public final class ClaimRepository {
     // - Partition keys: a key with an executing row is skipped (a probe of durable_instance_partition), and at
     //   most one row per key is taken per batch. A concurrent pick by another node of another row of the same key
     //   fails on the partial unique index, which aborts only this pick; the caller retries.
-    // - Two limits: candidate's :limit is written into the text (a bucket of LiteralLimits, at least the rows
+    // - Two limits: candidate's {limit} is written into the text (a bucket of LiteralLimits, at least the rows
     //   wanted) so that PostgreSQL can cache a generic plan; wanted binds the exact number. A CTE is read only as
     //   far as its reader asks, so candidate locks no more rows than wanted takes (plus those it skips).
     public static final String PICK = """
@@ -62,7 +62,7 @@ public final class ClaimRepository {
                       SELECT 1 FROM {schema}.durable_instance busy
                       WHERE busy.partition_key = i.partition_key AND busy.status = 'executing'))
                 ORDER BY i.priority, i.eligible_at
-                LIMIT :limit
+                LIMIT {limit}
                 FOR NO KEY UPDATE OF i SKIP LOCKED
             ), wanted AS (
                 SELECT * FROM candidate LIMIT :wanted

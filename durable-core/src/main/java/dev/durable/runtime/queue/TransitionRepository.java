@@ -3,6 +3,7 @@ package dev.durable.runtime.queue;
 import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
 import dev.durable.runtime.jdbc.History;
+import dev.durable.runtime.jdbc.StatementVariants;
 import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.step.NewChild;
@@ -99,19 +100,20 @@ public final class TransitionRepository {
             """;
 
     // next, keeping the claim (inline execution): like APPLY_NEXT, consuming the same signals, but the row stays
-    // executing under the same token with a fresh lease, and everything the next step needs comes back in the
-    // pick's columns (ClaimRepository.PICK, read by ClaimedStep.read): the inbox as it is now minus the signals this
-    // statement consumes (their delete is not visible to the statement's own snapshot).
-    // The row a continuation leaves still matches its fence, so a continuation written again after an ambiguous
-    // commit is applied again, whether or not the first attempt committed: it writes the same values, and consumes
-    // signals already consumed. Only its history entry would be new: then APPLY_CONTINUE_AGAIN runs instead, with
-    // :continuesBefore holding the number of continuations of the claim committed before this one, and records the
-    // entry only if the history holds no more continuations of the claim than that (docs/DESIGN.md, "Fencing",
-    // ambiguous commits). The ordinary statement has no such look at the history: its estimated cost (a subquery per
-    // row) put the statement over PostgreSQL's jit_above_cost, and every continuation batch spent about 60 ms
-    // compiling itself (pitfall P19).
+    // executing under the same token with a fresh lease, and everything the next step needs comes back in the pick's
+    // columns (ClaimRepository.PICK, read by ClaimedStep.read): the inbox as it is now minus the signals this statement
+    // consumes (their delete is not visible to the statement's own snapshot). The row a continuation leaves still
+    // matches its fence, so a continuation written again after an ambiguous commit is applied again, whether or not the
+    // first attempt committed: it writes the same values, and consumes signals already consumed. Only its history entry
+    // would be new: then its variant "continue again" runs, with :continuesBefore holding the number of continuations
+    // of the claim committed before this one, and records the entry only if the history holds no more continuations of
+    // the claim than that (docs/DESIGN.md, "Fencing", ambiguous commits): the lines marked for the variant continue
+    // again. The ordinary variant has no such look at the history: its estimated cost (a subquery per row) put the
+    // statement over PostgreSQL's jit_above_cost, and every continuation batch spent about 60 ms compiling itself
+    // (pitfall P19).
     public static final String APPLY_CONTINUE = """
-            /* durable: continue */
+            /* durable: continue */ -- in: continue
+            /* durable: continue again */ -- in: continue again
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
                                      :ranStep::text[], :attempt::int[], :durationMs::bigint[], :version::int[],
@@ -146,6 +148,11 @@ public final class TransitionRepository {
                         WHERE c.instance_id = o.id)
                 FROM o JOIN applied a ON a.id = o.id
                 WHERE CAST(:history AS boolean)
+                  AND CASE WHEN o.continues_before IS NULL THEN true -- in: continue again
+                           ELSE (SELECT count(*) FROM {schema}.durable_history h -- in: continue again
+                                 WHERE h.instance_id = o.id AND h.lease_token = o.token -- in: continue again
+                                   AND h.event = 'next' AND h.status = 'executing') -- in: continue again
+                                <= o.continues_before END -- in: continue again
             )
             SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
                    false AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
@@ -164,64 +171,9 @@ public final class TransitionRepository {
                   AND s.id <> ALL (:consumedSignal::bigint[])) inbox ON true
             """;
 
-    // The same, written again after an ambiguous commit: the history entry only if the first attempt did not commit.
-    public static final String APPLY_CONTINUE_AGAIN = """
-            /* durable: continue again */
-            WITH o AS (
-                SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
-                                     :ranStep::text[], :attempt::int[], :durationMs::bigint[], :version::int[],
-                                     :continuesBefore::int[])
-                    AS o(id, token, step, state, ran_step, attempt, duration_ms, version, continues_before)
-            ), applied AS (
-                UPDATE {schema}.durable_instance d
-                SET step = o.step,
-                    state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
-                    attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
-                    eligible_at = now(),
-                    lease_expires_at = now() + :leaseMs * interval '1 millisecond', updated_at = now()
-                FROM o
-                WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
-                RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set, d.attempt,
-                          d.lease_token, d.queue, d.partition_key, d.parent_id, d.children_started,
-                          d.children_ended, d.awaits_children
-            ), kept AS (
-                UPDATE {schema}.durable_signal s SET consumed_at = now()
-                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NOT NULL
-                  AND s.instance_id IN (SELECT id FROM applied)
-            ), dropped AS (
-                DELETE FROM {schema}.durable_signal s
-                WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NULL
-                  AND s.instance_id IN (SELECT id FROM applied)
-            ), recorded AS (
-                INSERT INTO {schema}.durable_history
-                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals)
-                SELECT o.id, o.ran_step, 'next', o.step, 'executing', o.attempt, :node, o.token, o.duration_ms,
-                       (SELECT array_agg(c.signal_id ORDER BY c.signal_id)
-                        FROM unnest(:consumedInstance::bigint[], :consumedSignal::bigint[]) AS c(instance_id, signal_id)
-                        WHERE c.instance_id = o.id)
-                FROM o JOIN applied a ON a.id = o.id
-                WHERE CAST(:history AS boolean)
-                  AND CASE WHEN o.continues_before IS NULL THEN true
-                           ELSE (SELECT count(*) FROM {schema}.durable_history h
-                                 WHERE h.instance_id = o.id AND h.lease_token = o.token AND h.event = 'next'
-                                   AND h.status = 'executing') <= o.continues_before END
-            )
-            SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
-                   false AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
-                   c.parent_id, c.children_started, c.children_ended, c.awaits_children,
-                   inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
-                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
-            FROM applied c
-            LEFT JOIN LATERAL (
-                SELECT array_agg(s.id ORDER BY s.id) AS ids,
-                       array_agg(s.name ORDER BY s.id) AS names,
-                       array_agg(s.payload::text ORDER BY s.id) AS payloads,
-                       array_agg(s.dedup_key ORDER BY s.id) AS dedup_keys,
-                       array_agg(s.created_at ORDER BY s.id) AS created
-                FROM {schema}.durable_signal s
-                WHERE s.instance_id = c.id AND s.consumed_at IS NULL
-                  AND s.id <> ALL (:consumedSignal::bigint[])) inbox ON true
-            """;
+    /** {@link #APPLY_CONTINUE}'s two texts, by name: {@code continue} and {@code continue again}. */
+    public static final Map<String, String> CONTINUE = StatementVariants.render(APPLY_CONTINUE, "continue",
+            "continue again");
 
     // retry: same step, attempt + 1, runnable after the delay; consumes nothing and keeps awaits, the deadline and
     // the join on children, so the re-run step sees the same signals, the same timeout and the same join.
@@ -313,11 +265,11 @@ public final class TransitionRepository {
             """;
 
     // await, after LOCK_CLAIMS: park on the awaited names (awaits holds the first, awaits_set all of them when there
-    // are several; an array per row cannot be a column of unnest, so the sets come as (instance, name) pairs, like
-    // the signals already seen), with the deadline, if any, on the database's clock; unless a matching signal is already in the
-    // inbox or the deadline is already due, in which case the row goes straight back to runnable. Signals already
-    // handed to the step as awaited do not count: a step that re-awaits after seeing its signal would otherwise
-    // spin (docs/DESIGN.md, pitfall P2).
+    // are several; an array per row cannot be a column of unnest, so the sets come as (instance, name) pairs, like the
+    // signals already seen), with the deadline, if any, on the database's clock; unless a matching signal is already in
+    // the inbox or the deadline is already due, in which case the row goes straight back to runnable. Signals already
+    // handed to the step as awaited do not count: a step that re-awaits after seeing its signal would otherwise spin
+    // (docs/DESIGN.md, pitfall P2).
     public static final String APPLY_AWAIT = """
             /* durable: await park */
             WITH o AS (
@@ -479,8 +431,8 @@ public final class TransitionRepository {
         this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.applyNextSql = planning.qualify(APPLY_NEXT);
-        this.applyContinueSql = planning.qualify(APPLY_CONTINUE);
-        this.applyContinueAgainSql = planning.qualify(APPLY_CONTINUE_AGAIN);
+        this.applyContinueSql = planning.qualify(CONTINUE.get("continue"));
+        this.applyContinueAgainSql = planning.qualify(CONTINUE.get("continue again"));
         this.applyRetrySql = planning.qualify(APPLY_RETRY);
         this.lockClaimsSql = planning.qualify(LOCK_CLAIMS);
         this.startChildrenSql = planning.qualify(START_CHILDREN);

@@ -24,7 +24,7 @@ public final class DeadlineRepository {
                 SELECT id FROM {schema}.durable_instance
                 WHERE status = 'awaiting_signal' AND deadline IS NOT NULL AND deadline <= now()
                 ORDER BY deadline
-                LIMIT :limit
+                LIMIT {limit}
                 FOR NO KEY UPDATE SKIP LOCKED
             )
             UPDATE {schema}.durable_instance d

@@ -93,7 +93,7 @@ public final class ScheduleRepository {
             FROM {schema}.durable_schedule
             WHERE NOT paused AND next_fire_at <= now() AND machine = ANY (:machines::text[])
             ORDER BY next_fire_at
-            LIMIT :limit
+            LIMIT {limit}
             """;
 
     // Fires ticks of one schedule in one statement: next_fire_at moves on only if it still holds the tick the

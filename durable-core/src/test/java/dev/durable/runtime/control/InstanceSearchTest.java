@@ -136,8 +136,8 @@ class InstanceSearchTest {
     }
 
     /**
-     * The two searches and the bulk operations' lock are written out whole, each in its text block: they must test
-     * the criteria alike, and differ only in their columns, keyset, order and lock.
+     * The two searches and the bulk operations' lock are variants of one text block (docs/DESIGN.md, "Where the SQL
+     * lives"): they test the criteria alike, and differ only in their columns, keyset, order and lock.
      */
     @Test
     void theSearchesAndTheBulkLockTestTheSameCriteria() {
