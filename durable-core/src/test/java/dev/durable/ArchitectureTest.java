@@ -31,8 +31,10 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
 
     private static final String RUNTIME = "dev.durable.runtime";
-    private static final Path RUNTIME_SOURCES = Path.of("src/main/java/dev/durable/runtime");
+    private static final Path MAIN_SOURCES = Path.of("src/main/java");
+    private static final Path RUNTIME_SOURCES = MAIN_SOURCES.resolve("dev/durable/runtime");
     private static final int MOST_FILES_PER_PACKAGE = 20;
+    private static final int MOST_LINES_PER_FILE = 600;
 
     private static JavaClasses core;
 
@@ -101,6 +103,21 @@ class ArchitectureTest {
         assertThat(filesPerPackage).allSatisfy((directory, files) -> assertThat(files)
                 .as("files in " + RUNTIME + (directory.isEmpty() ? "" : "." + directory.replace('/', '.')))
                 .isLessThanOrEqualTo(MOST_FILES_PER_PACKAGE));
+    }
+
+    /** Issue 28's other bound: a file a reader can take in, split by concern when it grows past it. */
+    @Test
+    void noMainFileOfThisModuleIsLongerThanSixHundredLines() throws IOException {
+        Map<String, Long> longFiles = new TreeMap<>();
+        try (Stream<Path> walk = Files.walk(MAIN_SOURCES)) {
+            for (Path file : walk.filter(file -> file.toString().endsWith(".java")).toList()) {
+                long lines = Files.readAllLines(file).size();
+                if (lines > MOST_LINES_PER_FILE) {
+                    longFiles.put(MAIN_SOURCES.relativize(file).toString(), lines);
+                }
+            }
+        }
+        assertThat(longFiles).as("main files of durable-core over " + MOST_LINES_PER_FILE + " lines").isEmpty();
     }
 
     /** The packages under {@code root} (not {@code root} itself), each a slice, free of cycles among them. */

@@ -15,6 +15,7 @@ import dev.durable.runtime.jdbc.LiteralLimits;
 import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.runtime.node.NodeRepository;
 import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.queue.FamilyRepository;
 import dev.durable.runtime.queue.TransitionRepository;
 import dev.durable.runtime.time.DeadlineRepository;
 import dev.durable.runtime.time.ScheduleRepository;
@@ -199,7 +200,7 @@ class QueryPlanTest {
                 .addValue("state", new SqlArrayValue("text", null, "{\"upcast\": true}")));
         // The ids are bound, so the delete finds its rows through the index on instance_id (docs/DESIGN.md,
         // pitfall P11).
-        String delete = explain(TransitionRepository.CLEAR_INBOXES, new MapSqlParameterSource()
+        String delete = explain(FamilyRepository.CLEAR_INBOXES, new MapSqlParameterSource()
                 .addValue("id", new SqlArrayValue("int8", 1001L, 2001L)));
 
         assertThat(update).contains("durable_instance_pkey").doesNotContain("Seq Scan");
@@ -372,7 +373,7 @@ class QueryPlanTest {
      */
     @Test
     void childrenAreStartedCountedReadAndCancelledThroughIndexes() {
-        String start = explain(TransitionRepository.START_CHILDREN, new MapSqlParameterSource()
+        String start = explain(FamilyRepository.START_CHILDREN, new MapSqlParameterSource()
                 .addValue("machine", new SqlArrayValue("text", "m", "m"))
                 .addValue("version", new SqlArrayValue("int4", 1, 1))
                 .addValue("step", new SqlArrayValue("text", "s", "s"))
@@ -387,7 +388,7 @@ class QueryPlanTest {
                 .addValue("parentId", new SqlArrayValue("int8", 1001L, 1001L))
                 .addValue("cancelWithParent", new SqlArrayValue("bool", true, false))
                 .addValue("claimed", new SqlArrayValue("int8", 1001L)));
-        String ended = explain(TransitionRepository.CHILDREN_ENDED, new MapSqlParameterSource()
+        String ended = explain(FamilyRepository.CHILDREN_ENDED, new MapSqlParameterSource()
                 .addValue("parentId", new SqlArrayValue("int8", 1000L, 1000L, 2000L)));
         String read = explain(QueryRepository.CHILDREN, new MapSqlParameterSource().addValue("parentId", 1000L));
         String cascade = explain(CancelRepository.CANCEL_CHILDREN, new MapSqlParameterSource()

@@ -5,7 +5,7 @@ import dev.durable.InstanceStatus;
 import dev.durable.runtime.jdbc.DatabaseErrors;
 import dev.durable.runtime.jdbc.History;
 import dev.durable.runtime.jdbc.StatementPlanning;
-import dev.durable.runtime.queue.TransitionRepository;
+import dev.durable.runtime.queue.FamilyRepository;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -117,8 +117,7 @@ public final class CancelRepository {
     private final TransactionTemplate transaction;
     private final String cancelSql;
     private final String cancelChildrenSql;
-    private final String clearInboxesSql;
-    private final String childrenEndedSql;
+    private final FamilyRepository family;
 
     public CancelRepository(DataSource dataSource, StatementPlanning planning, History history) {
         this.planning = planning;
@@ -126,8 +125,7 @@ public final class CancelRepository {
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.cancelSql = planning.qualify(CANCEL);
         this.cancelChildrenSql = planning.qualify(CANCEL_CHILDREN);
-        this.clearInboxesSql = planning.qualify(TransitionRepository.CLEAR_INBOXES);
-        this.childrenEndedSql = planning.qualify(TransitionRepository.CHILDREN_ENDED);
+        this.family = new FamilyRepository(planning);
     }
 
     /**
@@ -173,11 +171,10 @@ public final class CancelRepository {
             allCancelled.addAll(cancelled);
         }
         if (!allCancelled.isEmpty()) {
-            planning.hot().sql(clearInboxesSql).param("id", new SqlArrayValue("int8", allCancelled.toArray()))
-                    .update();
+            family.clearInboxes(allCancelled);
         }
         Set<String> woken = endedParents.isEmpty() ? Set.of()
-                : TransitionRepository.childrenEnded(planning, childrenEndedSql, endedParents);
+                : family.childrenEnded(endedParents);
         List<CancelResult> results = new ArrayList<>(ids.size());
         for (long id : ids) {
             @Nullable CancelResult result = found.get(id);
