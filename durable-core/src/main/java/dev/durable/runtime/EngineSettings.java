@@ -14,7 +14,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * Everything the engine can be told, in one immutable object with the defaults below, checked in one place when
  * built ({@link Builder#build()}, which runs the runtime's {@code SettingsChecks}): the only way to make one is
- * {@link #builder()} (or {@link #toBuilder()} of another), so every instance has passed that check. The Spring Boot starter maps {@code durable.*} properties onto it.
+ * {@link #builder()} (or {@link #toBuilder()} of another), so every instance has passed that check. The Spring Boot
+ * starter maps {@code durable.*} properties onto it.
+ *
+ * <p>Some settings are bound to others: a heartbeat at most every third of the lease, a busy node's poll no slower than
+ * an idle node's, which is shorter than the schedule misfire threshold. One left unset follows those that were set
+ * (each setter says how), so only two values that were both set can conflict, and such a pair is refused naming both:
+ * {@code pollInterval(30s)} alone makes the idle poll interval 30 s too.
  */
 public final class EngineSettings {
 
@@ -83,9 +89,12 @@ public final class EngineSettings {
     }
 
     private final Values values;
+    /** The bound settings as they were set ({@code null}: unset), which {@link #toBuilder()} hands on. */
+    private final SettingsChecks.Bound set;
 
-    private EngineSettings(Values values) {
+    private EngineSettings(Values values, SettingsChecks.Bound set) {
         this.values = values;
+        this.set = set;
     }
 
     public static Builder builder() {
@@ -97,14 +106,15 @@ public final class EngineSettings {
         return builder().build();
     }
 
+    /** A builder of these settings; the bound ones left unset stay unset, following what the builder is told. */
     public Builder toBuilder() {
         Builder builder = new Builder();
         builder.nodeName = values.nodeName();
         builder.schema = values.schema();
-        builder.leaseTtl = values.leaseTtl();
-        builder.heartbeatInterval = values.heartbeatInterval();
-        builder.pollInterval = values.pollInterval();
-        builder.idlePollInterval = values.idlePollInterval();
+        builder.leaseTtl = set.leaseTtl();
+        builder.heartbeatInterval = set.heartbeatInterval();
+        builder.pollInterval = set.pollInterval();
+        builder.idlePollInterval = set.idlePollInterval();
         builder.reaperInterval = values.reaperInterval();
         builder.reaperBatchSize = values.reaperBatchSize();
         builder.shutdownGracePeriod = values.shutdownGracePeriod();
@@ -120,7 +130,7 @@ public final class EngineSettings {
         builder.history = values.history();
         builder.lossyState = values.lossyState();
         builder.retryPolicy = values.retryPolicy();
-        builder.scheduleMisfireThreshold = values.scheduleMisfireThreshold();
+        builder.scheduleMisfireThreshold = set.scheduleMisfireThreshold();
         builder.retentionDone = values.retentionDone();
         builder.retentionFailed = values.retentionFailed();
         builder.retentionCancelled = values.retentionCancelled();
@@ -348,10 +358,11 @@ public final class EngineSettings {
 
         private @Nullable String nodeName;
         private String schema = DEFAULT_SCHEMA;
-        private Duration leaseTtl = DEFAULT_LEASE_TTL;
-        private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
-        private Duration pollInterval = DEFAULT_POLL_INTERVAL;
-        private Duration idlePollInterval = DEFAULT_IDLE_POLL_INTERVAL;
+        // The bound settings: null while unset; build() resolves them (SettingsChecks.Bound).
+        private @Nullable Duration leaseTtl;
+        private @Nullable Duration heartbeatInterval;
+        private @Nullable Duration pollInterval;
+        private @Nullable Duration idlePollInterval;
         private Duration reaperInterval = DEFAULT_REAPER_INTERVAL;
         private int reaperBatchSize = DEFAULT_REAPER_BATCH_SIZE;
         private Duration shutdownGracePeriod = DEFAULT_SHUTDOWN_GRACE_PERIOD;
@@ -367,7 +378,7 @@ public final class EngineSettings {
         private boolean history = DEFAULT_HISTORY;
         private LossyState lossyState = DEFAULT_LOSSY_STATE;
         private @Nullable RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
-        private Duration scheduleMisfireThreshold = DEFAULT_SCHEDULE_MISFIRE_THRESHOLD;
+        private @Nullable Duration scheduleMisfireThreshold;
         private @Nullable Duration retentionDone;
         private @Nullable Duration retentionFailed;
         private @Nullable Duration retentionCancelled;
@@ -388,22 +399,29 @@ public final class EngineSettings {
             return this;
         }
 
-        public Builder leaseTtl(Duration leaseTtl) {
+        /** Unset ({@code null}): the default, or three heartbeat intervals when the heartbeat is set longer. */
+        public Builder leaseTtl(@Nullable Duration leaseTtl) {
             this.leaseTtl = leaseTtl;
             return this;
         }
 
-        public Builder heartbeatInterval(Duration heartbeatInterval) {
+        /** Unset ({@code null}): the default, or a third of the lease when the lease is set shorter than 3 of it. */
+        public Builder heartbeatInterval(@Nullable Duration heartbeatInterval) {
             this.heartbeatInterval = heartbeatInterval;
             return this;
         }
 
-        public Builder pollInterval(Duration pollInterval) {
+        /** Unset ({@code null}): the default, or the idle poll interval when that is shorter. */
+        public Builder pollInterval(@Nullable Duration pollInterval) {
             this.pollInterval = pollInterval;
             return this;
         }
 
-        public Builder idlePollInterval(Duration idlePollInterval) {
+        /**
+         * Unset ({@code null}): the default, or the poll interval when that is set longer, or half the schedule misfire
+         * threshold (not below the poll interval) when that is set no longer than the default.
+         */
+        public Builder idlePollInterval(@Nullable Duration idlePollInterval) {
             this.idlePollInterval = idlePollInterval;
             return this;
         }
@@ -497,7 +515,8 @@ public final class EngineSettings {
             return this;
         }
 
-        public Builder scheduleMisfireThreshold(Duration scheduleMisfireThreshold) {
+        /** Unset ({@code null}): the default, or twice the idle poll interval when that is not shorter. */
+        public Builder scheduleMisfireThreshold(@Nullable Duration scheduleMisfireThreshold) {
             this.scheduleMisfireThreshold = scheduleMisfireThreshold;
             return this;
         }
@@ -542,13 +561,16 @@ public final class EngineSettings {
          * @throws InvalidSettingException naming the first invalid setting
          */
         public EngineSettings build() {
+            SettingsChecks.Bound set = new SettingsChecks.Bound(leaseTtl, heartbeatInterval, pollInterval,
+                    idlePollInterval, scheduleMisfireThreshold);
+            SettingsChecks.Bound bound = set.resolved();
             EngineSettings settings = new EngineSettings(new Values(
                     nodeName == null ? defaultNodeName() : nodeName,
                     schema,
-                    leaseTtl,
-                    heartbeatInterval,
-                    pollInterval,
-                    idlePollInterval,
+                    bound.leaseTtl(),
+                    bound.heartbeatInterval(),
+                    bound.pollInterval(),
+                    bound.idlePollInterval(),
                     reaperInterval,
                     reaperBatchSize,
                     shutdownGracePeriod,
@@ -564,13 +586,13 @@ public final class EngineSettings {
                     history,
                     lossyState,
                     retryPolicy,
-                    scheduleMisfireThreshold,
+                    bound.scheduleMisfireThreshold(),
                     retentionDone,
                     retentionFailed,
                     retentionCancelled,
                     retentionInterval,
                     retentionBatchSize,
-                    deployCheck));
+                    deployCheck), set);
             SettingsChecks.check(settings);
             return settings;
         }

@@ -186,7 +186,8 @@ class BadInputTest {
                 .scheduleMisfireThreshold(Duration.ofSeconds(5)).build())
                 .hasMessageStartingWith("Invalid durable setting 'scheduleMisfireThreshold': PT5S is not longer than"
                         + " idlePollInterval (PT5S)");
-        assertThatThrownBy(() -> EngineSettings.builder().pollInterval(Duration.ofSeconds(2)).build())
+        assertThatThrownBy(() -> EngineSettings.builder().pollInterval(Duration.ofSeconds(2))
+                .idlePollInterval(Duration.ofSeconds(1)).build())
                 .hasMessageStartingWith("Invalid durable setting 'idlePollInterval': PT1S is shorter than"
                         + " pollInterval (PT2S)");
         assertThatThrownBy(() -> EngineSettings.builder().schema("Robert'); DROP TABLE x;--").build())

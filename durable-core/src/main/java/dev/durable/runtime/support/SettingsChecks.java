@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The checks every {@code EngineSettings} passes when it is built, in one place: each names the setting it refuses,
- * as the settings and the starter's properties spell it ({@code InvalidSettingException}).
+ * as the settings and the starter's properties spell it ({@code InvalidSettingException}). The settings bound to each
+ * other are resolved first ({@link Bound}): an unset one follows those that were set, and two set ones that conflict
+ * are refused naming both.
  */
 public final class SettingsChecks {
 
@@ -35,11 +37,6 @@ public final class SettingsChecks {
         positive("heartbeatInterval", settings.heartbeatInterval());
         positive("pollInterval", settings.pollInterval());
         positive("idlePollInterval", settings.idlePollInterval());
-        if (settings.idlePollInterval().compareTo(settings.pollInterval()) < 0) {
-            throw new InvalidSettingException("idlePollInterval", settings.idlePollInterval()
-                    + " is shorter than pollInterval (" + settings.pollInterval()
-                    + "): an idle node looks for work at most as often as a busy one");
-        }
         positive("reaperInterval", settings.reaperInterval());
         positive("zombieGracePeriod", settings.zombieGracePeriod());
         positive("outcomeRetryTimeout", settings.outcomeRetryTimeout());
@@ -57,17 +54,6 @@ public final class SettingsChecks {
         notNegative("batchWindow", settings.batchWindow());
         if (settings.stepTimeout() != null) {
             positive("stepTimeout", settings.stepTimeout());
-        }
-        if (settings.heartbeatInterval().multipliedBy(3).compareTo(settings.leaseTtl()) > 0) {
-            throw new InvalidSettingException("heartbeatInterval", settings.heartbeatInterval()
-                    + " is more than a third of leaseTtl (" + settings.leaseTtl()
-                    + "): a lease must survive two missed heartbeats (heartbeatInterval x 3 <= leaseTtl)");
-        }
-        if (settings.scheduleMisfireThreshold().compareTo(settings.idlePollInterval()) <= 0) {
-            throw new InvalidSettingException("scheduleMisfireThreshold", settings.scheduleMisfireThreshold()
-                    + " is not longer than idlePollInterval (" + settings.idlePollInterval()
-                    + "): an idle node finds a due tick within one idle poll interval, so ticks it found on time would"
-                    + " count as missed");
         }
         if (settings.retryPolicy() == null) {
             throw new InvalidSettingException("retryPolicy", "must not be null: RetryPolicy.none() retries nothing");
@@ -95,6 +81,92 @@ public final class SettingsChecks {
                         "must be at least 1, was " + queue.batchSize());
             }
         });
+    }
+
+    /**
+     * The settings bound to each other, as set ({@code null}: unset) or resolved: heartbeat x 3 <= lease, and
+     * poll <= idle poll < schedule misfire threshold. {@link #resolved()} refuses two set values that conflict, naming
+     * both, and gives each unset one the default, or the value the set ones need: what the setters of
+     * {@code EngineSettings.Builder} and the starter's properties say.
+     */
+    public record Bound(@Nullable Duration leaseTtl, @Nullable Duration heartbeatInterval,
+            @Nullable Duration pollInterval, @Nullable Duration idlePollInterval,
+            @Nullable Duration scheduleMisfireThreshold) {
+
+        /** @throws InvalidSettingException for a set value that is not positive, or two set values that conflict */
+        public Bound resolved() {
+            positiveIfSet("leaseTtl", leaseTtl);
+            positiveIfSet("heartbeatInterval", heartbeatInterval);
+            positiveIfSet("pollInterval", pollInterval);
+            positiveIfSet("idlePollInterval", idlePollInterval);
+            positiveIfSet("scheduleMisfireThreshold", scheduleMisfireThreshold);
+            if (leaseTtl != null && heartbeatInterval != null
+                    && heartbeatInterval.multipliedBy(3).compareTo(leaseTtl) > 0) {
+                throw new InvalidSettingException("heartbeatInterval", heartbeatInterval
+                        + " is more than a third of leaseTtl (" + leaseTtl
+                        + "): a lease must survive two missed heartbeats (heartbeatInterval x 3 <= leaseTtl)");
+            }
+            if (pollInterval != null && idlePollInterval != null && idlePollInterval.compareTo(pollInterval) < 0) {
+                throw new InvalidSettingException("idlePollInterval", idlePollInterval + " is shorter than"
+                        + " pollInterval (" + pollInterval + "): an idle node looks for work at most as often as a"
+                        + " busy one");
+            }
+            if (idlePollInterval != null && scheduleMisfireThreshold != null
+                    && scheduleMisfireThreshold.compareTo(idlePollInterval) <= 0) {
+                throw misfireNotLongerThan("idlePollInterval", idlePollInterval);
+            }
+            if (pollInterval != null && scheduleMisfireThreshold != null
+                    && scheduleMisfireThreshold.compareTo(pollInterval) <= 0) {
+                throw misfireNotLongerThan("pollInterval", pollInterval);
+            }
+
+            Duration lease = leaseTtl != null ? leaseTtl : max(EngineSettings.DEFAULT_LEASE_TTL,
+                    heartbeatInterval == null ? Duration.ZERO : heartbeatInterval.multipliedBy(3));
+            Duration heartbeat = heartbeatInterval != null ? heartbeatInterval
+                    : min(EngineSettings.DEFAULT_HEARTBEAT_INTERVAL, lease.dividedBy(3));
+            if (heartbeat.isZero()) {
+                throw new InvalidSettingException("leaseTtl", lease + " is too short for a heartbeat interval of a"
+                        + " third of it");
+            }
+            Duration idle = idlePollInterval;
+            if (idle == null) {
+                idle = pollInterval == null ? EngineSettings.DEFAULT_IDLE_POLL_INTERVAL
+                        : max(EngineSettings.DEFAULT_IDLE_POLL_INTERVAL, pollInterval);
+                if (scheduleMisfireThreshold != null && idle.compareTo(scheduleMisfireThreshold) >= 0) {
+                    Duration half = scheduleMisfireThreshold.dividedBy(2);
+                    idle = pollInterval == null ? half : max(half, pollInterval);
+                }
+                if (idle.isZero()) {
+                    throw new InvalidSettingException("scheduleMisfireThreshold", scheduleMisfireThreshold
+                            + " is too short for an idle poll interval shorter than it");
+                }
+            }
+            Duration poll = pollInterval != null ? pollInterval : min(EngineSettings.DEFAULT_POLL_INTERVAL, idle);
+            Duration misfire = scheduleMisfireThreshold != null ? scheduleMisfireThreshold
+                    : EngineSettings.DEFAULT_SCHEDULE_MISFIRE_THRESHOLD.compareTo(idle) > 0
+                            ? EngineSettings.DEFAULT_SCHEDULE_MISFIRE_THRESHOLD : idle.multipliedBy(2);
+            return new Bound(lease, heartbeat, poll, idle, misfire);
+        }
+
+        private InvalidSettingException misfireNotLongerThan(String setting, Duration interval) {
+            return new InvalidSettingException("scheduleMisfireThreshold", scheduleMisfireThreshold
+                    + " is not longer than " + setting + " (" + interval + "): an idle node finds a due tick within"
+                    + " one idle poll interval, so ticks it found on time would count as missed");
+        }
+
+        private static void positiveIfSet(String setting, @Nullable Duration value) {
+            if (value != null) {
+                positive(setting, value);
+            }
+        }
+
+        private static Duration max(Duration a, Duration b) {
+            return a.compareTo(b) >= 0 ? a : b;
+        }
+
+        private static Duration min(Duration a, Duration b) {
+            return a.compareTo(b) <= 0 ? a : b;
+        }
     }
 
     private static void positive(String setting, @Nullable Duration value) {

@@ -17,7 +17,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * Configuration of durable, under {@code durable.*}. Immutable. Every default of an engine setting is the engine's
  * own {@code DEFAULT_*} constant of {@link EngineSettings} and {@link QueueSettings}, never written here again;
  * values are checked by the engine's settings when the engine is built, and an invalid one fails the start naming
- * its property.
+ * its property. The settings bound to each other (lease-ttl and heartbeat-interval; poll-interval,
+ * idle-poll-interval and schedule-misfire-threshold) stay {@code null} when unset: an unset one follows those the
+ * user set (each says how), and only two values the user set can conflict.
  *
  * <p>How the defaults reach the binder and the IDE: a number, a boolean or a name is a compile-time constant, so
  * its {@link DefaultValue @DefaultValue} is the constant itself ({@code "" + CONSTANT}) and the configuration
@@ -47,21 +49,32 @@ public final class DurableProperties {
      */
     private final boolean initializeSchema;
 
-    /** How long a claim on a running step lives without a heartbeat. */
-    private final Duration leaseTtl;
+    /**
+     * How long a claim on a running step lives without a heartbeat. Unset: 60s, or three heartbeat-intervals when
+     * heartbeat-interval is set longer than 20s.
+     */
+    private final @Nullable Duration leaseTtl;
 
-    /** How often this node extends the leases of its running steps; at most a third of the lease TTL. */
-    private final Duration heartbeatInterval;
+    /**
+     * How often this node extends the leases of its running steps; at most a third of lease-ttl. Unset: 20s, or a third
+     * of lease-ttl when lease-ttl is set shorter than 60s.
+     */
+    private final @Nullable Duration heartbeatInterval;
 
     /**
      * How often a node that has seen work in the last 10 seconds looks for work other nodes made (due rows of its
      * queues, due await deadlines and schedule ticks), in one statement. Starts, signals and commits made through this
-     * node wake its queues at once.
+     * node wake its queues at once. At most idle-poll-interval. Unset: 100ms, or idle-poll-interval when that is set
+     * shorter.
      */
-    private final Duration pollInterval;
+    private final @Nullable Duration pollInterval;
 
-    /** How often a node that has seen no work in the last 10 seconds looks for work other nodes made. */
-    private final Duration idlePollInterval;
+    /**
+     * How often a node that has seen no work in the last 10 seconds looks for work other nodes made. At least
+     * poll-interval, and shorter than schedule-misfire-threshold. Unset: 1s, or poll-interval when that is set longer,
+     * or half of schedule-misfire-threshold (not below poll-interval) when that is set to 1s or less.
+     */
+    private final @Nullable Duration idlePollInterval;
 
     /** How often expired leases (steps of crashed nodes) are returned to runnable. */
     private final Duration reaperInterval;
@@ -113,9 +126,10 @@ public final class DurableProperties {
 
     /**
      * How late a recurring schedule's tick may be found and still count as on time; later ticks were missed and
-     * follow the schedule's miss policy (skip, run once, run each). Longer than idle-poll-interval.
+     * follow the schedule's miss policy (skip, run once, run each). Longer than idle-poll-interval. Unset: 1m, or twice
+     * idle-poll-interval when that is 1m or more.
      */
-    private final Duration scheduleMisfireThreshold;
+    private final @Nullable Duration scheduleMisfireThreshold;
 
     /**
      * What this node does at its start with the check of what is in flight against its code: 'off'; 'warn' to log a
@@ -164,10 +178,11 @@ public final class DurableProperties {
         this.nodeName = nodeName;
         this.schema = schema;
         this.initializeSchema = initializeSchema;
-        this.leaseTtl = orDefault(leaseTtl, EngineSettings.DEFAULT_LEASE_TTL);
-        this.heartbeatInterval = orDefault(heartbeatInterval, EngineSettings.DEFAULT_HEARTBEAT_INTERVAL);
-        this.pollInterval = orDefault(pollInterval, EngineSettings.DEFAULT_POLL_INTERVAL);
-        this.idlePollInterval = orDefault(idlePollInterval, EngineSettings.DEFAULT_IDLE_POLL_INTERVAL);
+        // Unset stays unset for the settings bound to others: the engine gives each the value the set ones need.
+        this.leaseTtl = leaseTtl;
+        this.heartbeatInterval = heartbeatInterval;
+        this.pollInterval = pollInterval;
+        this.idlePollInterval = idlePollInterval;
         this.reaperInterval = orDefault(reaperInterval, EngineSettings.DEFAULT_REAPER_INTERVAL);
         this.reaperBatchSize = reaperBatchSize;
         this.shutdownGracePeriod = orDefault(shutdownGracePeriod, EngineSettings.DEFAULT_SHUTDOWN_GRACE_PERIOD);
@@ -179,8 +194,7 @@ public final class DurableProperties {
         this.maxRetryBackoff = orDefault(maxRetryBackoff, EngineSettings.DEFAULT_MAX_RETRY_BACKOFF);
         this.batchWindow = orDefault(batchWindow, EngineSettings.DEFAULT_BATCH_WINDOW);
         this.inlineNextSteps = inlineNextSteps;
-        this.scheduleMisfireThreshold = orDefault(scheduleMisfireThreshold,
-                EngineSettings.DEFAULT_SCHEDULE_MISFIRE_THRESHOLD);
+        this.scheduleMisfireThreshold = scheduleMisfireThreshold;
         this.deployCheck = Objects.requireNonNullElse(deployCheck, EngineSettings.DEFAULT_DEPLOY_CHECK);
         this.retention = retention;
         this.history = history;
@@ -210,19 +224,23 @@ public final class DurableProperties {
         return initializeSchema;
     }
 
-    public Duration getLeaseTtl() {
+    /** The configured lease-ttl; {@code null} when unset (the engine resolves it, see the property). */
+    public @Nullable Duration getLeaseTtl() {
         return leaseTtl;
     }
 
-    public Duration getHeartbeatInterval() {
+    /** The configured heartbeat-interval; {@code null} when unset. */
+    public @Nullable Duration getHeartbeatInterval() {
         return heartbeatInterval;
     }
 
-    public Duration getPollInterval() {
+    /** The configured poll-interval; {@code null} when unset. */
+    public @Nullable Duration getPollInterval() {
         return pollInterval;
     }
 
-    public Duration getIdlePollInterval() {
+    /** The configured idle-poll-interval; {@code null} when unset. */
+    public @Nullable Duration getIdlePollInterval() {
         return idlePollInterval;
     }
 
@@ -270,7 +288,8 @@ public final class DurableProperties {
         return inlineNextSteps;
     }
 
-    public Duration getScheduleMisfireThreshold() {
+    /** The configured schedule-misfire-threshold; {@code null} when unset. */
+    public @Nullable Duration getScheduleMisfireThreshold() {
         return scheduleMisfireThreshold;
     }
 

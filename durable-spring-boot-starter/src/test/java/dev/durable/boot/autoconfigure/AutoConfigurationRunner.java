@@ -2,6 +2,8 @@ package dev.durable.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
+import java.util.List;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -17,13 +19,21 @@ final class AutoConfigurationRunner {
     }
 
     static ApplicationContextRunner create() {
+        return createWithout();
+    }
+
+    /** {@link #create()} without the test database's values of {@code properties}: they are left unset. */
+    static ApplicationContextRunner createWithout(String... properties) {
+        List<String> unset = List.of(properties);
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
                         DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
                         JacksonAutoConfiguration.class, DurableAutoConfiguration.class,
                         DurableMetricsAutoConfiguration.class, DurableHealthContributorAutoConfiguration.class,
                         DurableEndpointAutoConfiguration.class))
-                .withPropertyValues(TestDatabase.properties());
+                .withPropertyValues(Arrays.stream(TestDatabase.properties())
+                        .filter(property -> !unset.contains(property.substring(0, property.indexOf('='))))
+                        .toArray(String[]::new));
     }
 
     /** Asserts that the context failed to start with a {@code cause} whose message holds every fragment. */

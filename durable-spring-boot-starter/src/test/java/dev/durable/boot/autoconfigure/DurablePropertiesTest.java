@@ -207,6 +207,40 @@ class DurablePropertiesTest {
     }
 
     @Test
+    void aPollIntervalAloneStartsAndTheUnsetIntervalsFollowIt() {
+        AutoConfigurationRunner.createWithout("durable.poll-interval", "durable.idle-poll-interval")
+                .withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.poll-interval=30s")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    EngineSettings settings = context.getBean(DurableEngine.class).settings();
+                    assertThat(settings.pollInterval()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(settings.idlePollInterval()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(settings.scheduleMisfireThreshold())
+                            .isEqualTo(EngineSettings.DEFAULT_SCHEDULE_MISFIRE_THRESHOLD);
+                });
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.lease-ttl=15s")
+                .run(context -> assertThat(context.getBean(DurableEngine.class).settings().heartbeatInterval())
+                        .isEqualTo(Duration.ofSeconds(5)));
+    }
+
+    @Test
+    void twoConflictingValuesTheUserSetAreRefusedNamingBothProperties() {
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.poll-interval=30s", "durable.idle-poll-interval=1s")
+                .run(context -> assertStartupFailure(context, InvalidDurablePropertyException.class,
+                        "property 'durable.idle-poll-interval' (value 'PT1S')",
+                        "shorter than durable.poll-interval (PT30S)"));
+        AutoConfigurationRunner.createWithout("durable.poll-interval", "durable.idle-poll-interval")
+                .withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.poll-interval=30s", "durable.schedule-misfire-threshold=20s")
+                .run(context -> assertStartupFailure(context, InvalidDurablePropertyException.class,
+                        "property 'durable.schedule-misfire-threshold' (value 'PT20S')",
+                        "not longer than durable.poll-interval (PT30S)"));
+    }
+
+    @Test
     void negativeConcurrencyFailsStartupNamingTheProperty() {
         runner.withUserConfiguration(TestMachines.Greeter.class)
                 .withPropertyValues("durable.queues.default.concurrency=-1")
