@@ -21,8 +21,9 @@ public interface StepContext {
     String step();
 
     /**
-     * How many times this step has been re-run: 0 on first run after {@code next}, +1 per {@code retry}
-     * and per crash (lease expired without an outcome).
+     * How many times this step has been re-run: 0 on first run after {@code next}, +1 per {@code retry} (the step's,
+     * its error handler's or its retry policy's) and per crash (lease expired without an outcome). What a retry policy
+     * counts: it gives up once {@code attempt() + 1} runs reach its maximum (docs/DESIGN.md, "Retry policies").
      */
     int attempt();
 
