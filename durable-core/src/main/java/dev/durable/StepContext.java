@@ -84,4 +84,36 @@ public interface StepContext {
     default Optional<Signal> awaited(String name) {
         return inbox().awaited(name);
     }
+
+    /**
+     * The payload of the first awaited signal named {@code name}, typed: empty if the instance was not woken by one.
+     *
+     * <pre>{@code
+     * return ctx.awaited("payment", Payment.class)
+     *         .map(payment -> Outcome.next("ship", order.paid(payment)))
+     *         .orElseGet(() -> Outcome.await("payment", order));
+     * }</pre>
+     *
+     * When the machine declares its signals ({@code MachineDefinition.Builder.signal}, the starter's
+     * {@code @DurableSignal}), the payload is read as the type declared for {@code name} (a generic one such as
+     * {@code List<Line>} reads its elements as declared), which the delivery checked it binds to (docs/DESIGN.md,
+     * "Declared signals"); a machine that declares none reads it as {@code type}. The engine's contexts check the
+     * declaration; this default, for a test's own context, reads the payload as {@code type}.
+     *
+     * @throws dev.durable.machine.StepFailureException.UndeclaredSignal if the machine declares its signals but not
+     *         {@code name}, declares it without a payload, or with a payload type that is not a {@code type}: a mistake
+     *         in the step, which takes the error path and is not retried
+     * @throws IllegalStateException    if the awaited signal carries no payload (one sent before the machine declared
+     *                                  its signals)
+     */
+    default <T> Optional<T> awaited(String name, Class<T> type) {
+        return awaited(name).map(signal -> {
+            T payload = signal.payload(type);
+            if (payload == null) {
+                throw new IllegalStateException("Signal '" + name + "' (id " + signal.id() + ") of instance "
+                        + instanceId() + " carries no payload to read as " + type.getName());
+            }
+            return payload;
+        });
+    }
 }

@@ -59,7 +59,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * has slots, sharing that many pooled connections; (a) is also drained with exactly {@code bench.maxRawThreads} slots;
  * (a) throughput of one-step no-op instances; (b) steps/s of a ten-step chain, inline execution on and off;
  * (c) latency local insert -> step start and signal -> woken step start, default settings, on a node just started
- * (cold) and on one that has run as many before (warm);
+ * (cold) and on one that has run as many before (warm); the signal also with a payload, to a machine that declares
+ * nothing and to one that declares it (what the check of declared signals costs);
  * (d) (a) with a million terminal rows in the table; (e) (a) partitioned over 1,000 keys;
  * (f) heap per in-flight step and heap of a node with 100,000 awaiting instances;
  * (p) (a) with a million pending timers and await deadlines in the table, and the node's heap growth with them;
@@ -191,7 +192,11 @@ public final class Benchmark {
         }
         if (scenarios.contains("c")) {
             insertLatency();
-            signalLatency();
+            signalLatency("c.signal_to_step_start", false, false);
+            // A payload, to a machine that declares nothing and to one that declares the signal and its type: the
+            // ratio of the two is what checking a declared signal costs (docs/DESIGN.md, "Declared signals").
+            signalLatency("c.signal_payload_to_step_start", false, true);
+            signalLatency("c.signal_declared_to_step_start", true, true);
         }
         if (scenarios.contains("e")) {
             partitionedThroughput();
@@ -1144,14 +1149,21 @@ public final class Benchmark {
         return new long[][] {sent, started};
     }
 
-    /** Signal -> woken step start, one at a time, default settings; cold and warm as for the insert. */
-    private void signalLatency() throws Exception {
+    /**
+     * Signal -> woken step start, one at a time, default settings; cold and warm as for the insert. The signal carries
+     * a {@link Sample} when {@code payload}, which the machine declares when {@code declared}.
+     */
+    private void signalLatency(String name, boolean declared, boolean payload) throws Exception {
         clean();
         int count = 2 * LATENCY_SAMPLES;
         long[] sent = new long[count];
         long[] started = new long[count];
         CountDownLatch[] woken = latches(count);
-        MachineDefinition machine = MachineDefinition.builder("wake", 1, Sample.class)
+        MachineDefinition.Builder<Sample> builder = MachineDefinition.builder("wake", 1, Sample.class);
+        if (declared) {
+            builder.signal("go", Sample.class);
+        }
+        MachineDefinition machine = builder
                 .step("wait", (state, ctx) -> {
                     if (ctx.awaited("go").isEmpty()) {
                         return Outcome.await("go", state);
@@ -1172,11 +1184,11 @@ public final class Benchmark {
         parked.awaitCount(count, Duration.ofMinutes(2));
         for (int i = 0; i < count; i++) {
             sent[i] = System.nanoTime();
-            client.signal(ids[i], "go", null);
+            client.signal(ids[i], "go", payload ? new Sample(i) : null);
             woken[i].await(10, TimeUnit.SECONDS);
         }
         engine.close();
-        reportColdAndWarm("c.signal_to_step_start", sent, started);
+        reportColdAndWarm(name, sent, started);
     }
 
     /** The first half of the samples as {@code name_cold}, the second as {@code name}. */

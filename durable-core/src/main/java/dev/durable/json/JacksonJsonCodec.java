@@ -81,7 +81,7 @@ public final class JacksonJsonCodec implements JsonCodec {
         try {
             return reader(type).readValue(json);
         } catch (JacksonException e) {
-            throw new JsonCodecException("Cannot read JSON as " + type.getTypeName() + ": " + e.getOriginalMessage(), e);
+            throw unreadable(type, e);
         }
     }
 
@@ -94,8 +94,7 @@ public final class JacksonJsonCodec implements JsonCodec {
         try {
             value = reader(type).readValue(json);
         } catch (JacksonException e) {
-            throw new JsonCodecException("Cannot read JSON as " + type.getTypeName() + ": " + e.getOriginalMessage(),
-                    e);
+            throw unreadable(type, e);
         } finally {
             if (outer == null) {
                 DroppedProperties.COLLECTING.remove();
@@ -147,6 +146,24 @@ public final class JacksonJsonCodec implements JsonCodec {
     private ObjectReader reader(Type type) {
         return readers.computeIfAbsent(type, t -> mapper.readerFor(mapper.getTypeFactory().constructType(t))
                 .withHandler(DroppedProperties.HANDLER));
+    }
+
+    /**
+     * Why JSON does not read as {@code type}, with where in it when Jackson says: {@code Cannot read JSON as
+     * com.shop.Payment (at $.amountCents): Cannot map `null` into type `long` ...}, so that a refused signal or an
+     * unreadable state names the property, which Jackson's own message leaves out.
+     */
+    private static JsonCodecException unreadable(Type type, JacksonException e) {
+        StringBuilder path = new StringBuilder("$");
+        for (JacksonException.Reference reference : e.getPath()) {
+            if (reference.getPropertyName() != null) {
+                path.append('.').append(reference.getPropertyName());
+            } else if (reference.getIndex() >= 0) {
+                path.append('[').append(reference.getIndex()).append(']');
+            }
+        }
+        return new JsonCodecException("Cannot read JSON as " + type.getTypeName()
+                + (path.length() > 1 ? " (at " + path + ")" : "") + ": " + e.getOriginalMessage(), e);
     }
 
     private static String describe(@Nullable Object value) {

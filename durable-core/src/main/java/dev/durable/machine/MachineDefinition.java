@@ -33,6 +33,11 @@ import org.jspecify.annotations.Nullable;
  * A step that fails is retried as its retry policy says (the step's own, else the machine's, else the engine's
  * default) unless the machine's error handler decides (docs/DESIGN.md, "Retry policies").
  *
+ * A machine may declare the signals it accepts, each with the type its payload reads as
+ * ({@link Builder#signal(String, Type)}): a signal to one of its instances is then refused at the call, with nothing
+ * stored, unless its name is declared and its payload binds to the declared type (docs/DESIGN.md, "Declared
+ * signals"). A machine that declares none accepts any signal.
+ *
  * A version may say how rows of older versions are brought to it ({@link Builder#upcaster(int, StateUpcaster)}) and
  * which names its steps had before ({@link Builder#formerStepNames(String, String...)}), so that a node running only
  * this version runs them too (docs/DESIGN.md, "Upcasting").
@@ -43,6 +48,9 @@ public final class MachineDefinition {
 
     /** The queue of machines that name none. */
     public static final String DEFAULT_QUEUE = "default";
+
+    /** The payload type of a declared signal that carries no payload. */
+    public static final Class<Void> NO_PAYLOAD = Void.class;
 
     private final String name;
     private final int version;
@@ -59,6 +67,8 @@ public final class MachineDefinition {
     private final List<Schedule> schedules;
     private final NavigableMap<Integer, StateUpcaster> upcasters;
     private final Map<String, String> formerStepNames;
+    private final Map<String, Type> signals;
+    private final boolean declaresSignals;
 
     private MachineDefinition(Builder<?> builder, String initialStep, Map<String, StepDefinition> steps) {
         this.name = builder.name;
@@ -76,6 +86,8 @@ public final class MachineDefinition {
         this.schedules = List.copyOf(builder.schedules.values());
         this.upcasters = Collections.unmodifiableNavigableMap(new TreeMap<>(builder.upcasters));
         this.formerStepNames = Collections.unmodifiableMap(new LinkedHashMap<>(builder.formerStepNames));
+        this.signals = Collections.unmodifiableMap(new LinkedHashMap<>(builder.signals));
+        this.declaresSignals = builder.acceptsNoSignals || !builder.signals.isEmpty();
     }
 
     /** A builder for a machine whose state is of class {@code stateType}. */
@@ -147,6 +159,30 @@ public final class MachineDefinition {
     /** The oldest version whose states this version can bring to itself: its own version if it declares no upcaster. */
     public int oldestUpcastVersion() {
         return upcasters.isEmpty() ? version : upcasters.firstKey();
+    }
+
+    /**
+     * The signals this machine declares, by name in declaration order, each with the type its payload reads as
+     * ({@link #NO_PAYLOAD} for a signal that carries none). Empty when the machine declares none, and then it accepts
+     * any signal, as machines did before declarations existed, unless it declares that it accepts none
+     * ({@link #declaresSignals()}).
+     */
+    public Map<String, Type> signals() {
+        return signals;
+    }
+
+    /**
+     * Whether this machine declares its signals, and so accepts only those: true when it declares at least one, or
+     * that it accepts none ({@link Builder#acceptsNoSignals()}); false for a machine that accepts any signal
+     * (docs/DESIGN.md, "Declared signals").
+     */
+    public boolean declaresSignals() {
+        return declaresSignals;
+    }
+
+    /** The payload type declared for signal {@code name}; {@code null} when it is not declared. */
+    public @Nullable Type signalType(String name) {
+        return signals.get(name);
     }
 
     public @Nullable ErrorHandler<Object> errorHandler() {
@@ -243,6 +279,8 @@ public final class MachineDefinition {
         private final Map<String, Schedule> schedules = new LinkedHashMap<>();
         private final Map<Integer, StateUpcaster> upcasters = new TreeMap<>();
         private final Map<String, String> formerStepNames = new LinkedHashMap<>();
+        private final Map<String, Type> signals = new LinkedHashMap<>();
+        private boolean acceptsNoSignals;
 
         private Builder(String name, int version, Type stateType) {
             this.name = Objects.requireNonNull(name, "machine name must not be null");
@@ -381,6 +419,58 @@ public final class MachineDefinition {
             return this;
         }
 
+        /**
+         * Declares a signal this machine accepts: its name, and the type its payload reads as. Once a machine declares
+         * a signal, {@code DurableClient.signal} refuses, at the call and storing nothing, a signal to one of its
+         * instances whose name it does not declare, or whose payload does not bind to the declared type (the codec
+         * reads its JSON as the type without dropping a property); a step reads the payload typed with
+         * {@code StepContext.awaited(name, type)}, and an {@code await} of a name it does not declare is an invalid
+         * outcome (docs/DESIGN.md, "Declared signals"). The type must be readable by the engine's JSON codec, which
+         * the engine checks when it is built.
+         *
+         * @param payloadType the payload's type, possibly generic; {@link MachineDefinition#NO_PAYLOAD} for a signal
+         *                    that carries none (a payload sent with it is refused: nothing would read it)
+         * @throws MachineDefinitionException if the name is blank, has surrounding whitespace or a NUL character, or
+         *                                    was declared already
+         */
+        public Builder<S> signal(String name, Type payloadType) {
+            Objects.requireNonNull(name, "signal name must not be null");
+            Objects.requireNonNull(payloadType, "payload type of signal '" + name + "' must not be null (use"
+                    + " MachineDefinition.NO_PAYLOAD for a signal without a payload)");
+            if (name.isBlank() || !name.equals(name.strip()) || name.indexOf('\0') >= 0) {
+                throw new MachineDefinitionException("Machine " + describe() + " (" + source + ") declares signal '"
+                        + name.replace("\0", "\\u0000") + "': a signal name must be non-blank, without surrounding"
+                        + " whitespace or NUL characters");
+            }
+            Type earlier = signals.putIfAbsent(name, payloadType == void.class ? NO_PAYLOAD : payloadType);
+            if (earlier != null) {
+                throw new MachineDefinitionException("Machine " + describe() + " (" + source + ") declares signal '"
+                        + name + "' twice: with payload " + earlier.getTypeName() + " and with payload "
+                        + payloadType.getTypeName() + "; declare each signal once");
+            }
+            return this;
+        }
+
+        /** Declares a signal this machine accepts that carries no payload (see {@link #signal(String, Type)}). */
+        public Builder<S> signal(String name) {
+            return signal(name, NO_PAYLOAD);
+        }
+
+        /**
+         * Declares that this machine accepts no signal at all: every signal to one of its instances is refused at the
+         * call, and an {@code await} is an invalid outcome. Without it, a machine that declares no signal accepts any.
+         *
+         * @throws MachineDefinitionException at {@link #build()}, if the machine declares signals as well
+         */
+        public Builder<S> acceptsNoSignals() {
+            this.acceptsNoSignals = true;
+            return this;
+        }
+
+        private String describe() {
+            return name + " v" + version;
+        }
+
         /** The class clients may name this machine by. */
         public Builder<S> machineClass(@Nullable Class<?> type) {
             this.machineClass = type;
@@ -421,6 +511,10 @@ public final class MachineDefinition {
                 throw new MachineDefinitionException("Machine " + name + " v" + version + " (" + source
                         + ") names initial step '" + initial + "', which it does not declare (steps: "
                         + steps.keySet() + ")");
+            }
+            if (acceptsNoSignals && !signals.isEmpty()) {
+                throw new MachineDefinitionException("Machine " + describe() + " (" + source + ") declares that it"
+                        + " accepts no signals, and declares signals " + signals.keySet() + "; declare either");
             }
             checkFormerStepNames();
             checkUpcasterChain();

@@ -41,6 +41,18 @@ public abstract class StepFailureException extends DurableException {
         }
     }
 
+    /**
+     * The step read a signal's payload its machine does not let it read: through {@code StepContext.awaited(name,
+     * type)}, a name the machine does not declare, one it declares without a payload, or as a type the declared one is
+     * not (docs/DESIGN.md, "Declared signals"). The same code reaches it again on every run, so a retry policy does not
+     * retry it.
+     */
+    public static final class UndeclaredSignal extends StepFailureException {
+        public UndeclaredSignal(String message) {
+            super(message);
+        }
+    }
+
     /** The step ran longer than its timeout and was interrupted. */
     public static final class Timeout extends StepFailureException {
         public Timeout(String message) {

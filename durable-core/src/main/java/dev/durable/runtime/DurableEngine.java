@@ -125,6 +125,7 @@ public final class DurableEngine implements AutoCloseable {
         this.machines = builder.machines;
         NodeMachines.checkQueuesConfigured(settings, machines);
         NodeMachines.checkStatesReadable(machines, builder.codec);
+        NodeMachines.checkPayloadsReadable(machines, builder.codec);
         this.nodeId = settings.nodeName() + ":" + randomSuffix();
         EngineCounters counters = new EngineCounters();
         this.stats = new EngineStats(counters);
@@ -226,6 +227,9 @@ public final class DurableEngine implements AutoCloseable {
         }
         log.info("Starting durable node {} on schema {}: queues {}, machines {}", nodeId, settings.schema(),
                 describeQueues(), machines.all().stream().map(MachineDefinition::describe).toList());
+        if (state == NodeState.STARTING) { // once, not at every restart of a stopped engine
+            NodeMachines.logMachinesAcceptingAny(machines);
+        }
         committer.start();
         registry.renew();
         // Before any loop starts and before the pollers pick: the operator hears what this code cannot run before it

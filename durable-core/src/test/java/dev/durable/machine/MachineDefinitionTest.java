@@ -199,4 +199,90 @@ class MachineDefinitionTest {
         assertThat(registry.upcastTarget("checkout", 5)).isEmpty();
         assertThat(MachineRegistry.of(checkout(2, "b").build()).runnableVersions("checkout")).containsExactly(2);
     }
+
+    // Declared signals (docs/DESIGN.md, "Declared signals"): what a machine accepts, checked as it is built.
+
+    record Payment(String id, long cents) {
+    }
+
+    @Test
+    void declaredSignalsKeepTheirOrderAndTypes() {
+        MachineDefinition definition = checkout(2, "bean 'c'").signal("payment", Payment.class)
+                .signal("cancel-request").signal("lines", new ParameterizedTypeOf(List.class, State.class)).build();
+
+        assertThat(definition.declaresSignals()).isTrue();
+        assertThat(definition.signals().keySet()).containsExactly("payment", "cancel-request", "lines");
+        assertThat(definition.signalType("payment")).isEqualTo(Payment.class);
+        assertThat(definition.signalType("cancel-request")).isEqualTo(MachineDefinition.NO_PAYLOAD);
+        assertThat(definition.signalType("lines").getTypeName()).isEqualTo("java.util.List<" + State.class.getName()
+                + ">");
+        assertThat(definition.signalType("refund")).isNull();
+        assertThat(checkout(2, "bean 'c'").signal("ping", void.class).build().signalType("ping"))
+                .as("void is no payload too").isEqualTo(Void.class);
+    }
+
+    @Test
+    void aMachineThatDeclaresNoSignalAcceptsAnyUnlessItSaysItAcceptsNone() {
+        MachineDefinition open = checkout(1, "bean 'c'").build();
+        MachineDefinition closed = checkout(1, "bean 'c'").acceptsNoSignals().build();
+
+        assertThat(open.declaresSignals()).isFalse();
+        assertThat(open.signals()).isEmpty();
+        assertThat(closed.declaresSignals()).isTrue();
+        assertThat(closed.signals()).isEmpty();
+        assertThatThrownBy(() -> checkout(1, "bean 'c'").acceptsNoSignals().signal("payment", Payment.class).build())
+                .isInstanceOf(MachineDefinitionException.class)
+                .hasMessage("Machine checkout v1 (bean 'c') declares that it accepts no signals, and declares"
+                        + " signals [payment]; declare either");
+    }
+
+    @Test
+    void aSignalDeclaredTwiceIsRefusedNamingTheMachineAndBothTypes() {
+        MachineDefinition.Builder<State> builder = checkout(2, "bean 'c'").signal("payment", Payment.class);
+
+        assertThatThrownBy(() -> builder.signal("payment", String.class))
+                .isInstanceOf(MachineDefinitionException.class)
+                .hasMessage("Machine checkout v2 (bean 'c') declares signal 'payment' twice: with payload "
+                        + Payment.class.getName() + " and with payload java.lang.String; declare each signal once");
+    }
+
+    @Test
+    void aBlankOrUntrimmedSignalNameIsRefused() {
+        for (String name : List.of("", "  ", " payment", "payment\n", "pay\0ment")) {
+            assertThatThrownBy(() -> checkout(1, "bean 'c'").signal(name, Payment.class))
+                    .as("signal name '%s'", name)
+                    .isInstanceOf(MachineDefinitionException.class)
+                    .hasMessageStartingWith("Machine checkout v1 (bean 'c') declares signal '")
+                    .hasMessageEndingWith("': a signal name must be non-blank, without surrounding whitespace or NUL"
+                            + " characters");
+        }
+        assertThatThrownBy(() -> checkout(1, "bean 'c'").signal("payment", null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("MachineDefinition.NO_PAYLOAD");
+    }
+
+    /** {@code List<State>}, as a generic declaration names it. */
+    private record ParameterizedTypeOf(Class<?> raw, java.lang.reflect.Type argument)
+            implements java.lang.reflect.ParameterizedType {
+
+        @Override
+        public java.lang.reflect.Type[] getActualTypeArguments() {
+            return new java.lang.reflect.Type[] {argument};
+        }
+
+        @Override
+        public java.lang.reflect.Type getRawType() {
+            return raw;
+        }
+
+        @Override
+        public java.lang.reflect.@org.jspecify.annotations.Nullable Type getOwnerType() {
+            return null;
+        }
+
+        @Override
+        public String getTypeName() {
+            return raw.getName() + "<" + argument.getTypeName() + ">";
+        }
+    }
 }

@@ -247,15 +247,29 @@ class QueryPlanTest {
         assertThat(release).contains("durable_instance_lease").doesNotContain("Seq Scan on durable_instance");
     }
 
+    /**
+     * With or without (machine, version) pairs that refuse the signal (docs/DESIGN.md, "Declared signals"), the
+     * delivery locks its one row by primary key; the pairs are a filter on that row, never a scan.
+     */
     @Test
     void aSignalDeliveryLocksItsInstanceByPrimaryKey() {
         String plan = explain(SignalRepository.DELIVER, new MapSqlParameterSource()
                 .addValue("instanceId", 1001L)
                 .addValue("name", "sig")
                 .addValue("payload", "{}")
-                .addValue("dedupKey", "evt-1"));
+                .addValue("dedupKey", "evt-1")
+                .addValue("refusingMachine", new SqlArrayValue("text"))
+                .addValue("refusingVersion", new SqlArrayValue("int4")));
+        String refusing = explain(SignalRepository.DELIVER, new MapSqlParameterSource()
+                .addValue("instanceId", 1001L)
+                .addValue("name", "sig")
+                .addValue("payload", "{}")
+                .addValue("dedupKey", "evt-1")
+                .addValue("refusingMachine", new SqlArrayValue("text", "m", "other"))
+                .addValue("refusingVersion", new SqlArrayValue("int4", 1, 3)));
 
         assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan");
+        assertThat(refusing).contains("durable_instance_pkey").doesNotContain("Seq Scan");
     }
 
     /**

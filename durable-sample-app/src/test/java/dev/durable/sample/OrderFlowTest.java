@@ -63,6 +63,49 @@ class OrderFlowTest {
         assertThat(http.pay(987654321, "evt-x").status()).isEqualTo(404);
     }
 
+    /**
+     * The order declares the one signal it takes (docs/DESIGN.md, "Declared signals"): the webhook of an event it does
+     * not take, or of a payment that does not read whole as a Payment, answers 400 with the reason, and nothing is
+     * stored; the order still waits, and pays when a payment that reads arrives.
+     */
+    @Test
+    void aWebhookOfAnEventTheOrderDoesNotTakeOrOfAPaymentThatDoesNotReadIsRefusedAndStoresNothing() throws Exception {
+        SampleHttp http = new SampleHttp(port);
+        long id = http.placeOrder(10);
+        await().atMost(Duration.ofSeconds(20)).until(() -> http.awaitsPayment(id));
+
+        SampleHttp.Response refund = http.post("/orders/" + id + "/payment",
+                "{\"eventId\":\"evt-r\",\"event\":\"refund\",\"paymentId\":\"PAY-1\",\"amountCents\":2599}");
+        assertThat(refund.status()).isEqualTo(400);
+        assertThat(refund.json().path("delivery").asString()).isEqualTo("refused_undeclared_signal");
+        assertThat(refund.json().path("error").asString()).isEqualTo("Signal 'refund' to instance " + id
+                + " refused: machine order v2 does not declare it; it accepts payment"
+                + " (dev.durable.sample.order.Payment). Nothing was stored.");
+        assertThat(refund.json().path("accepts").path("payment").asString())
+                .isEqualTo("dev.durable.sample.order.Payment");
+
+        SampleHttp.Response currency = http.post("/orders/" + id + "/payment",
+                "{\"eventId\":\"evt-e\",\"paymentId\":\"PAY-1\",\"amountCents\":2599,\"currency\":\"EUR\"}");
+        assertThat(currency.status()).isEqualTo(400);
+        assertThat(currency.json().path("delivery").asString()).isEqualTo("refused_wrong_payload");
+        assertThat(currency.json().path("error").asString()).isEqualTo("Signal 'payment' to instance " + id
+                + " refused: machine order v2 declares its payload as dev.durable.sample.order.Payment, and reading"
+                + " this one as it would drop [$.currency], which it has no place for. Nothing was stored.");
+
+        SampleHttp.Response euros = http.post("/orders/" + id + "/payment",
+                "{\"eventId\":\"evt-w\",\"paymentId\":\"PAY-1\",\"amount\":25.99}");
+        assertThat(euros.status()).isEqualTo(400);
+        assertThat(euros.json().path("error").asString()).startsWith("Signal 'payment' to instance " + id
+                + " refused: machine order v2 declares its payload as dev.durable.sample.order.Payment, and reading"
+                + " this one as it fails: Cannot read JSON as dev.durable.sample.order.Payment (at $.amountCents): ");
+
+        assertThat(engine.client().inFlight().groups()).filteredOn(group -> group.machine().equals("order"))
+                .allSatisfy(group -> assertThat(group.pendingSignals()).as("signals stored").isEmpty());
+        assertThat(http.awaitsPayment(id)).isTrue();
+        assertThat(http.pay(id, "evt-e").status()).as("the refused event's id stored nothing").isEqualTo(202);
+        await().atMost(Duration.ofSeconds(30)).until(() -> http.status(id).equals("done"));
+    }
+
     @Test
     void anOrderOfSeveralLinesReservesEachInAChildAndFailsWhenOneIsSoldOut() throws Exception {
         SampleHttp http = new SampleHttp(port);

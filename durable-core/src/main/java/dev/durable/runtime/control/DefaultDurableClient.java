@@ -69,6 +69,7 @@ public final class DefaultDurableClient implements DurableClient {
     static final String NO_REASON = "cancelled";
 
     private final StoredValues values;
+    private final SignalDeclarations declarations;
     private final EngineEvents events;
     private final Consumer<String> wakeQueue;
     private final Consumer<Long> interruptCancelled;
@@ -91,6 +92,7 @@ public final class DefaultDurableClient implements DurableClient {
         this.cancels = cancels;
         this.search = search;
         this.values = values;
+        this.declarations = new SignalDeclarations(machines, values.codec());
         this.events = events;
         this.wakeQueue = wakeQueue;
         this.interruptCancelled = interruptCancelled;
@@ -168,7 +170,8 @@ public final class DefaultDurableClient implements DurableClient {
     @Override
     public SignalResult signal(long instanceId, String name, @Nullable Object payload, @Nullable String dedupKey) {
         String payloadJson = checkSignal(name, payload, dedupKey, "instance " + instanceId);
-        return sent(signals.deliver(instanceId, name, payloadJson, dedupKey));
+        return sent(signals.deliver(instanceId, name, payloadJson, dedupKey,
+                declarations.check(name, payloadJson)));
     }
 
     @Override
@@ -176,10 +179,11 @@ public final class DefaultDurableClient implements DurableClient {
             @Nullable String dedupKey) {
         checkLookupKey(uniqueKey, NOTHING_SENT);
         String payloadJson = checkSignal(name, payload, dedupKey, "the holder of unique key '" + uniqueKey + "'");
+        SignalDeclarations.Check check = declarations.check(name, payloadJson); // before the holder is locked
         return sent(search.withLockedHolder(uniqueKey, holder -> holder == null
                 ? new SignalRepository.DeliveryReport(
                         new SignalResult(0, SignalResult.Delivery.REFUSED_NO_KEY_HOLDER, false), null)
-                : signals.deliver(holder, name, payloadJson, dedupKey)));
+                : signals.deliver(holder, name, payloadJson, dedupKey, check)));
     }
 
     /** Checks a signal's name, dedup key and payload before any SQL; the payload as JSON, or null for none. */

@@ -6,6 +6,7 @@ import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.runtime.queue.ClaimRepository;
 import dev.durable.runtime.queue.TransitionRepository;
 import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
  * The SQL of sending a signal, for the {@link DefaultDurableClient}: delivery. (A step's inbox is read by the pick
@@ -21,25 +22,35 @@ public final class SignalRepository {
     // 1. lock the instance row by id, and by id only: a status filter evaluated on a stale snapshot would miss a
     //    park committed a moment ago (docs/DESIGN.md, pitfall P1). The lock waits for a park in progress and returns
     //    the row as the park left it;
-    // 2. store the signal unless the instance is missing or terminal, deduplicated on (instance_id, dedup_key);
-    // 3. wake the instance if it is parked on this name (the one in awaits, or one of an await set) and the signal
+    // 2. say whether the row's (machine, version) refuses the signal: it is among the pairs the client found refuse
+    //    its name or payload (docs/DESIGN.md, "Declared signals"; two empty arrays when no machine of the node declares
+    //    its signals). A refused signal is stored nowhere, wakes nothing, whatever the status and dedup key;
+    // 3. store the signal unless the instance is missing, terminal or refuses it, deduplicated on
+    //    (instance_id, dedup_key);
+    // 4. wake the instance if it is parked on this name (the one in awaits, or one of an await set) and the signal
     //    was stored; a deadline it also had stays, and the woken step, finding the signal, did not time out;
-    // 4. for an ended instance, say whether this dedup key reached it before (its tombstone outlives the end), so a
+    // 5. for an ended instance, say whether this dedup key reached it before (its tombstone outlives the end), so a
     //    webhook redelivered after the instance finished is answered "deduplicated", not "refused".
     // The park takes the same row lock, then re-checks the inbox in a later statement, so whichever of the two
     // comes second sees the other: no wake-up is lost.
     public static final String DELIVER = """
             /* durable: deliver signal */
             WITH target AS (
-                SELECT id, status, awaits, awaits_set, queue
+                SELECT id, status, awaits, awaits_set, queue, machine, machine_version
                 FROM {schema}.durable_instance
                 WHERE id = :instanceId
                 FOR NO KEY UPDATE
+            ), checked AS (
+                SELECT t.*,
+                       EXISTS (SELECT 1
+                               FROM unnest(:refusingMachine::text[], :refusingVersion::int[]) AS r (machine, version)
+                               WHERE r.machine = t.machine AND r.version = t.machine_version) AS refused
+                FROM target t
             ), stored AS (
                 INSERT INTO {schema}.durable_signal (instance_id, name, payload, dedup_key)
                 SELECT t.id, :name, CAST(:payload AS jsonb), :dedupKey
-                FROM target t
-                WHERE t.status IN ('runnable', 'executing', 'awaiting_signal')
+                FROM checked t
+                WHERE t.status IN ('runnable', 'executing', 'awaiting_signal') AND NOT t.refused
                 ON CONFLICT (instance_id, dedup_key) DO NOTHING
                 RETURNING id
             ), woken AS (
@@ -51,12 +62,12 @@ public final class SignalRepository {
                   AND EXISTS (SELECT 1 FROM stored)
                 RETURNING d.id
             )
-            SELECT t.status::text AS status, t.queue,
+            SELECT t.status::text AS status, t.queue, t.machine, t.machine_version, t.refused,
                    EXISTS (SELECT 1 FROM stored) AS stored,
                    EXISTS (SELECT 1 FROM woken) AS woken,
                    EXISTS (SELECT 1 FROM {schema}.durable_signal s
                            WHERE s.instance_id = t.id AND s.dedup_key = :dedupKey) AS seen
-            FROM target t
+            FROM checked t
             """;
 
     private final StatementPlanning planning;
@@ -67,19 +78,32 @@ public final class SignalRepository {
         this.deliverSql = planning.qualify(DELIVER);
     }
 
+    /** Delivers one signal in one statement, to an instance whatever its machine declares. */
+    public DeliveryReport deliver(long instanceId, String name, @Nullable String payloadJson,
+            @Nullable String dedupKey) {
+        return deliver(instanceId, name, payloadJson, dedupKey, SignalDeclarations.Check.NONE);
+    }
+
     /**
-     * Delivers one signal in one statement.
+     * Delivers one signal in one statement, refused for an instance of a (machine, version) that {@code check} says
+     * refuses it.
      *
      * @param payloadJson the payload as JSON text, or {@code null} for none
      */
     public DeliveryReport deliver(long instanceId, String name, @Nullable String payloadJson,
-            @Nullable String dedupKey) {
+            @Nullable String dedupKey, SignalDeclarations.Check check) {
         return planning.hot().sql(deliverSql)
                 .param("instanceId", instanceId)
                 .param("name", name)
                 .param("payload", payloadJson)
                 .param("dedupKey", dedupKey)
+                .param("refusingMachine", new SqlArrayValue("text", (Object[]) check.machines()))
+                .param("refusingVersion", new SqlArrayValue("int4", (Object[]) check.versions()))
                 .query((rs, i) -> {
+                    if (rs.getBoolean("refused")) {
+                        return new DeliveryReport(check.refused(instanceId, rs.getString("machine"),
+                                rs.getInt("machine_version")), null);
+                    }
                     InstanceStatus status = InstanceStatus.fromLabel(rs.getString("status"));
                     SignalResult.Delivery delivery = status.isTerminal()
                             ? rs.getBoolean("seen")

@@ -151,7 +151,7 @@ public final class StepRunner {
 
     private Decision run(Running running, ClaimedStep claimed, StatePreparation.Ready ready) {
         MachineDefinition machine = ready.definition();
-        DefaultStepContext context = new DefaultStepContext(claimed, inbox(claimed), children);
+        DefaultStepContext context = new DefaultStepContext(claimed, inbox(claimed), children, machine);
         StepDefinition step = ready.stepDefinition();
         RetryPolicy own = step == null ? machine.retryPolicy() : machine.retryPolicyOf(step);
         RetryPolicy policy = own != null ? own : defaultRetryPolicy;
@@ -261,6 +261,7 @@ public final class StepRunner {
                     failure);
         }
         if (outcome instanceof Outcome.Await await) {
+            checkAwaitedDeclared(claimed, machine, await.signals());
             String state = stateJson(claimed, machine, await.state(), stateReadable);
             Long timeoutMillis = await.timeout() == null ? null : await.timeout().toMillis();
             return new Decision(Transition.await(claimed, await.signals(), await.join(), context.childrenSeen(),
@@ -321,6 +322,24 @@ public final class StepRunner {
 
     private static Decision fails(ClaimedStep claimed, String reason, @Nullable Exception failure) {
         return new Decision(Transition.stop(claimed, clean(reason)), Outcome.Kind.STOP, failure);
+    }
+
+    /**
+     * An await of a name its machine does not declare could only end by its deadline: no signal of that name can be
+     * delivered (docs/DESIGN.md, "Declared signals"). What a step awaits is known only now, when it returns.
+     */
+    private static void checkAwaitedDeclared(ClaimedStep claimed, MachineDefinition machine, List<String> names) {
+        if (!machine.declaresSignals()) {
+            return;
+        }
+        for (String name : names) {
+            if (machine.signalType(name) == null) {
+                throw new StepFailureException.InvalidOutcome(where(claimed, machine) + " awaits signal '" + name
+                        + "', which " + machine.describe() + " does not declare (it accepts " + (machine.signals()
+                                .isEmpty() ? "none" : String.join(", ", machine.signals().keySet()))
+                        + "): no signal of that name can be delivered to it");
+            }
+        }
     }
 
     /**

@@ -85,8 +85,8 @@ public final class EngineEvents {
         switch (result.delivery()) {
             case DELIVERED -> stats.signalsDelivered.increment();
             case DEDUPLICATED -> stats.signalsDeduplicated.increment();
-            case REFUSED_UNKNOWN_INSTANCE, REFUSED_TERMINAL_INSTANCE, REFUSED_NO_KEY_HOLDER ->
-                    stats.signalsRefused.increment();
+            case REFUSED_UNKNOWN_INSTANCE, REFUSED_TERMINAL_INSTANCE, REFUSED_NO_KEY_HOLDER, REFUSED_UNDECLARED_SIGNAL,
+                    REFUSED_WRONG_PAYLOAD -> stats.signalsRefused.increment();
         }
         tell(() -> listener.signalSent(result));
     }

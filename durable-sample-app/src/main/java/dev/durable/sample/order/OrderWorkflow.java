@@ -6,6 +6,7 @@ import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
+import dev.durable.boot.DurableSignal;
 import dev.durable.boot.Step;
 import dev.durable.boot.Upcast;
 import dev.durable.sample.SampleProperties;
@@ -30,9 +31,12 @@ import tools.jackson.databind.node.ObjectNode;
  * in flight when version 2 is deployed run on version 2, upcast by {@link #linesFromVersion1} (SampleUpgradeTest).
  */
 @DurableMachine(name = OrderWorkflow.NAME, version = 2, queue = "orders", stepTimeout = "30s")
-// The signal's payload and the results, which the steps name only in their bodies, for a native image (durable's
-// hints cover the state, Order, from the methods' signatures).
-@RegisterReflectionForBinding({Payment.class, Shipment.class, Cancellation.class})
+// The one signal an order takes: a signal of another name, or whose payload does not read whole as a Payment, is
+// refused at the call (the webhook answers 400) and nothing is stored.
+@DurableSignal(name = OrderWorkflow.PAYMENT, payload = Payment.class)
+// The results, which the steps name only in their bodies, for a native image (durable's hints cover the state, Order,
+// from the methods' signatures, and the payload, Payment, from the declared signal).
+@RegisterReflectionForBinding({Shipment.class, Cancellation.class})
 public class OrderWorkflow {
 
     /** The machine's name, as instances record it. */
@@ -96,13 +100,11 @@ public class OrderWorkflow {
         if (ctx.timedOut()) {
             return Outcome.next("cancel", order);
         }
-        return ctx.awaited(PAYMENT).map(signal -> {
-            Payment payment = signal.payload(Payment.class);
-            if (payment == null || payment.amountCents() < order.amountCents()) {
-                return Outcome.stop("payment " + signal.dedupKey() + " does not cover the order");
-            }
-            return Outcome.next("ship", order.paid(payment.paymentId()));
-        }).orElseGet(() -> Outcome.await(PAYMENT, order, paymentTimeout));
+        return ctx.awaited(PAYMENT, Payment.class)
+                .map(payment -> payment.amountCents() < order.amountCents()
+                        ? Outcome.stop("payment " + payment.paymentId() + " does not cover the order")
+                        : Outcome.next("ship", order.paid(payment.paymentId())))
+                .orElseGet(() -> Outcome.await(PAYMENT, order, paymentTimeout));
     }
 
     /**

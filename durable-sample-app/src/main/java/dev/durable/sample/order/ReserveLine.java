@@ -3,6 +3,7 @@ package dev.durable.sample.order;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
+import dev.durable.boot.DurableSignals;
 import dev.durable.boot.Step;
 
 /**
@@ -11,6 +12,7 @@ import dev.durable.boot.Step;
  * line fails, and the order with it.
  */
 @DurableMachine(name = ReserveLine.NAME, version = 1, queue = "orders", stepTimeout = "30s")
+@DurableSignals({}) // a line takes no signal: one sent to it is refused
 public class ReserveLine {
 
     /** The machine's name, as instances record it. */

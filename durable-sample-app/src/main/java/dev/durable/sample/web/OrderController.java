@@ -24,6 +24,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /** Places orders, takes the payment provider's webhook, cancels and shows orders. */
 @RestController
@@ -51,9 +52,6 @@ class OrderController {
     }
 
     record CancelOrder(@Nullable String reason) {
-    }
-
-    record PaymentWebhook(String eventId, String paymentId, long amountCents) {
     }
 
     record OrderView(long id, String status, String step, int attempt, @Nullable String awaits,
@@ -97,16 +95,36 @@ class OrderController {
                 "statusBefore", result.status() == null ? "none" : result.status().label()));
     }
 
-    /** The payment webhook: the provider's event id deduplicates redeliveries. */
+    /**
+     * The payment provider's webhook: {@code {"eventId":"evt-1","paymentId":"PAY-1","amountCents":2599}}. The event id
+     * is the signal's dedup key, so a redelivery stores nothing; {@code event}, when the provider names the kind of
+     * event, is the signal's name (default {@code payment}); the other properties are the payment, sent as they came.
+     * The order declares the signals it takes ({@code @DurableSignal} on {@link OrderWorkflow}), so the engine checks
+     * them at the call: an event the order does not take, or a payment that does not read whole as a {@link Payment}
+     * (a property it has no place for, a value of the wrong type), answers 400 with the reason, and nothing is stored.
+     */
     @PostMapping("/{id}/payment")
-    ResponseEntity<Map<String, Object>> pay(@PathVariable long id, @RequestBody PaymentWebhook webhook) {
-        SignalResult result = durable.signal(id, OrderWorkflow.PAYMENT,
-                new Payment(webhook.paymentId(), webhook.amountCents()), webhook.eventId());
+    ResponseEntity<Map<String, Object>> pay(@PathVariable long id, @RequestBody ObjectNode webhook) {
+        ObjectNode payment = webhook.deepCopy();
+        JsonNode eventId = payment.remove("eventId");
+        JsonNode event = payment.remove("event");
+        if (eventId == null || !eventId.isString() || (event != null && !event.isString())) {
+            return ResponseEntity.badRequest().body(Map.of("error", "a webhook names its event id (\"eventId\")"
+                    + " and, if it says, the kind of event (\"event\"), as strings"));
+        }
+        SignalResult result = durable.signal(id, event == null ? OrderWorkflow.PAYMENT : event.asString(), payment,
+                eventId.asString());
         HttpStatus status = switch (result.delivery()) {
             case DELIVERED, DEDUPLICATED -> HttpStatus.ACCEPTED;
             case REFUSED_UNKNOWN_INSTANCE, REFUSED_NO_KEY_HOLDER -> HttpStatus.NOT_FOUND;
             case REFUSED_TERMINAL_INSTANCE -> HttpStatus.CONFLICT;
+            case REFUSED_UNDECLARED_SIGNAL, REFUSED_WRONG_PAYLOAD -> HttpStatus.BAD_REQUEST;
         };
+        SignalResult.Mismatch mismatch = result.mismatch();
+        if (mismatch != null) {
+            return ResponseEntity.status(status).body(Map.of("delivery", result.delivery().label(), "error",
+                    mismatch.reason(), "accepts", mismatch.declared()));
+        }
         return ResponseEntity.status(status).body(Map.of("delivery", result.delivery().label(),
                 "wokeOrder", result.wokeInstance()));
     }

@@ -5,6 +5,7 @@ import dev.durable.DurableInstance;
 import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
+import dev.durable.boot.DurableSignal;
 import dev.durable.boot.Step;
 import dev.durable.boot.Upcast;
 import dev.durable.sample.SampleProperties;
@@ -26,6 +27,7 @@ import tools.jackson.databind.node.ObjectNode;
  * version 3 with the upcaster that renames the property in the states version 2 stored. (Not nested here: Spring
  * registers the nested component classes of a bean's superclass, which would register both.)
  */
+@DurableSignal(name = OrderWorkflow.PAYMENT, payload = Payment.class) // as the sample's, found on the subclasses
 public abstract class OrderWorkflow {
 
     /** The sample's machine name: the instances in flight are the sample's. */

@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -357,6 +358,12 @@ public class DurableEndpoint {
             case REFUSED_TERMINAL_INSTANCE -> throw RejectedRequestException.conflict("Instance "
                     + result.instanceId() + ", the holder of unique key '" + uniqueKey
                     + "', has ended; the signal was not stored");
+            case REFUSED_UNDECLARED_SIGNAL, REFUSED_WRONG_PAYLOAD -> {
+                // The holder's machine declares its signals, and this one is not among them (docs/DESIGN.md,
+                // "Declared signals"): nothing was stored, and the answer says what the machine accepts.
+                SignalResult.Mismatch mismatch = Objects.requireNonNull(result.mismatch());
+                throw RejectedRequestException.badRequest(mismatch.reason(), "signals", mismatch.declared());
+            }
             default -> {
                 return new SignalDescriptor(result.instanceId(), result.delivery().label(),
                         result.wokeInstance());

@@ -4,6 +4,8 @@ import dev.durable.Schedule;
 import dev.durable.boot.DurableMachine;
 import dev.durable.boot.DurableSchedule;
 import dev.durable.boot.DurableSchedules;
+import dev.durable.boot.DurableSignal;
+import dev.durable.boot.DurableSignals;
 import dev.durable.boot.OnError;
 import dev.durable.boot.Retry;
 import dev.durable.boot.Step;
@@ -190,6 +192,7 @@ final class AnnotatedMachines {
                 DurableSchedule.class, DurableSchedules.class)) {
             builder.schedule(schedule(schedule, beanName, userClass));
         }
+        declareSignals(builder, beanName, userClass);
         MachineDefinition definition = builder.build();
         invokers.addAll(steps.keySet());
         invokers.addAll(handlers);
@@ -401,6 +404,36 @@ final class AnnotatedMachines {
             return step == null ? InvalidMachineBeanException.bean(beanName, userClass, reason, fullAction)
                     : InvalidMachineBeanException.methods(beanName, userClass, List.of(step.annotated()), reason,
                             fullAction);
+        }
+    }
+
+    /**
+     * The machine's {@code @DurableSignal}s, names resolved; a blank or doubled name fails naming the bean
+     * (docs/DESIGN.md, "Declared signals").
+     */
+    private void declareSignals(MachineDefinition.Builder<Object> builder, String beanName, Class<?> userClass) {
+        DurableSignals container = AnnotatedElementUtils.findMergedAnnotation(userClass, DurableSignals.class);
+        if (container != null && container.value().length == 0) {
+            builder.acceptsNoSignals();
+        }
+        Map<String, DurableSignal> seen = new LinkedHashMap<>();
+        for (DurableSignal signal : AnnotatedElementUtils.findMergedRepeatableAnnotations(userClass,
+                DurableSignal.class, DurableSignals.class)) {
+            String name = resolve(signal.name());
+            DurableSignal earlier = seen.putIfAbsent(name, signal);
+            if (earlier != null) {
+                throw InvalidMachineBeanException.bean(beanName, userClass, "@DurableSignal(name = \"" + name
+                        + "\") is declared twice, with payload " + earlier.payload().getName() + " and with payload "
+                        + signal.payload().getName(), "Declare each signal once, with the one type its payload reads"
+                                + " as.");
+            }
+            try {
+                builder.signal(name, signal.payload());
+            } catch (MachineDefinitionException e) {
+                throw InvalidMachineBeanException.bean(beanName, userClass, "@DurableSignal(name = \"" + name
+                        + "\") is invalid: " + e.getMessage(), "Name the signal as senders and Outcome.await name"
+                                + " it: non-blank, without surrounding whitespace.");
+            }
         }
     }
 

@@ -7,6 +7,7 @@ import java.lang.reflect.Type;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.ExecutableMode;
@@ -24,11 +25,13 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  *       startup;</li>
  *   <li>its {@code @Step}, {@code @OnError} and {@code @Upcast} methods, which durable invokes through method
  *       handles;</li>
- *   <li>its state type, bound to and from JSON by Jackson: the type and everything it is made of.</li>
+ *   <li>its state type and the payload types of its {@code @DurableSignal}s, bound to and from JSON by Jackson: each
+ *       type and everything it is made of.</li>
  * </ul>
- * Signal payloads and results are named only in the steps' bodies ({@code signal.payload(Payment.class)},
- * {@code Outcome.done(shipment)}), where nothing can read them before the application runs: the machine declares
- * them with Spring's {@code @RegisterReflectionForBinding}, which Spring processes on every bean. What the engine
+ * Results, and the payloads of a machine that declares no signals, are named only in the steps' bodies
+ * ({@code Outcome.done(shipment)}, {@code signal.payload(Payment.class)}), where nothing can read them before the
+ * application runs: the machine declares them with Spring's {@code @RegisterReflectionForBinding}, which Spring
+ * processes on every bean. What the engine
  * itself needs, whatever the machines, is {@link DurableRuntimeHints}.
  */
 final class DurableMachinesAotProcessor implements BeanFactoryInitializationAotProcessor {
@@ -49,7 +52,9 @@ final class DurableMachinesAotProcessor implements BeanFactoryInitializationAotP
         }
         List<Class<?>> classes = registry.all().stream().map(MachineDefinition::machineClass)
                 .filter(Objects::nonNull).collect(Collectors.toList());
-        Type[] states = registry.all().stream().map(MachineDefinition::stateType).toArray(Type[]::new);
+        Type[] states = registry.all().stream()
+                .flatMap(machine -> Stream.concat(Stream.of(machine.stateType()), machine.signals().values().stream()))
+                .filter(type -> type != MachineDefinition.NO_PAYLOAD).distinct().toArray(Type[]::new);
         List<Method> methods = machines.methods();
         return (generationContext, code) -> {
             ReflectionHints reflection = generationContext.getRuntimeHints().reflection();

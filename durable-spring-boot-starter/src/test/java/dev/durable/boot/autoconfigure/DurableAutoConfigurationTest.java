@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
 import dev.durable.MissPolicy;
+import dev.durable.SignalResult;
 import dev.durable.Schedule;
 import dev.durable.StoredSchedule;
 import dev.durable.boot.DurableCustomizer;
@@ -101,6 +102,38 @@ class DurableAutoConfigurationTest {
                     assertThat(nightly.cron()).isEqualTo("0 30 1 * * *");
                     assertThat(nightly.nextFireAt().atZone(ZoneId.of("Europe/Berlin")).toLocalTime())
                             .isEqualTo(LocalTime.of(1, 30));
+                });
+    }
+
+    /**
+     * Declared signals reach the definition, placeholders resolved, and the client refuses an undeclared one and a
+     * payload that does not bind; the step reads the awaited payload typed (docs/DESIGN.md, "Declared signals").
+     */
+    @Test
+    void signalsDeclaredOnAMachineAreCheckedAtTheCallAndReadTyped() {
+        runner.withUserConfiguration(TestMachines.Signalled.class, TestMachines.Deaf.class)
+                .withPropertyValues("test.signal.name=nudge")
+                .run(context -> {
+                    MachineRegistry machines = context.getBean(MachineRegistry.class);
+                    MachineDefinition signalled = machines.resolve("signalled", null);
+                    assertThat(signalled.signals()).containsExactly(
+                            java.util.Map.entry("named", TestMachines.Name.class),
+                            java.util.Map.entry("nudge", MachineDefinition.NO_PAYLOAD));
+                    MachineDefinition deaf = machines.resolve("deaf", null);
+                    assertThat(deaf.declaresSignals()).isTrue();
+                    assertThat(deaf.signals()).isEmpty();
+
+                    DurableClient durable = context.getBean(DurableClient.class);
+                    long id = durable.start(TestMachines.Signalled.class, new TestMachines.Name("x")).id();
+                    assertThat(durable.signal(id, "nmaed", new TestMachines.Name("y")).delivery())
+                            .isEqualTo(SignalResult.Delivery.REFUSED_UNDECLARED_SIGNAL);
+                    assertThat(durable.signal(id, "named", java.util.Map.of("value", "y", "extra", 1)).delivery())
+                            .isEqualTo(SignalResult.Delivery.REFUSED_WRONG_PAYLOAD);
+                    assertThat(durable.signal(id, "named", java.util.Map.of("value", "y")).delivery())
+                            .isEqualTo(SignalResult.Delivery.DELIVERED);
+                    await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("done"));
+                    assertThat(durable.find(id).orElseThrow().result(TestMachines.Name.class))
+                            .isEqualTo(new TestMachines.Name("y"));
                 });
     }
 

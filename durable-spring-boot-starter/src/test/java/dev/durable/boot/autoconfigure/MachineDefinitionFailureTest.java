@@ -56,6 +56,29 @@ class MachineDefinitionFailureTest {
     }
 
     @Test
+    void aSignalDeclaredTwiceOrWithABlankNameFailsStartupNamingTheBean() {
+        runner.withUserConfiguration(TestMachines.DoubledSignal.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        TestMachines.DoubledSignal.class.getName(), "@DurableSignal(name = \"payment\") is declared"
+                                + " twice, with payload " + TestMachines.Name.class.getName() + " and with payload"
+                                + " java.lang.String", "Declare each signal once"));
+        runner.withUserConfiguration(TestMachines.BlankSignal.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        TestMachines.BlankSignal.class.getName(), "@DurableSignal(name = \" \") is invalid",
+                        "a signal name must be non-blank"));
+    }
+
+    /** Like a state type, checked at startup with the application's JsonMapper, not at the first signal. */
+    @Test
+    void aSignalPayloadTypeTheApplicationsJsonMapperCannotReadFailsStartupNamingTheBeanAndType() {
+        runner.withUserConfiguration(TestMachines.UnreadablePayload.class)
+                .run(context -> assertStartupFailure(context, MachineDefinitionException.class,
+                        "Machine unreadable-payload v1", TestMachines.UnreadablePayload.class.getName(),
+                        "declares signal 'drawn' with payloads of type " + TestMachines.Shape.class.getName(),
+                        "which its JSON codec cannot read"));
+    }
+
+    @Test
     void stepReturningVoidFailsStartupNamingTheMethod() {
         runner.withUserConfiguration(TestMachines.VoidStep.class)
                 .run(context -> assertStartupFailure(context, MachineDefinitionException.class,

@@ -6,6 +6,8 @@ import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
 import dev.durable.boot.DurableSchedule;
+import dev.durable.boot.DurableSignal;
+import dev.durable.boot.DurableSignals;
 import dev.durable.boot.OnError;
 import dev.durable.boot.Step;
 import dev.durable.boot.Upcast;
@@ -83,6 +85,55 @@ final class TestMachines {
     static class BadZone {
         @Step("report")
         Outcome report(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    /** Declares its signals, one name read from a property. */
+    @DurableMachine(name = "signalled")
+    @DurableSignal(name = "named", payload = Name.class)
+    @DurableSignal(name = "${test.signal.name:poke}")
+    static class Signalled {
+        @Step("wait")
+        Outcome waitForIt(Name name, StepContext ctx) {
+            return ctx.awaited("named", Name.class).map(Outcome::done).orElseGet(() -> Outcome.await("named", name));
+        }
+    }
+
+    /** Accepts no signal at all. */
+    @DurableMachine(name = "deaf")
+    @DurableSignals({})
+    static class Deaf {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "doubled-signal")
+    @DurableSignal(name = "payment", payload = Name.class)
+    @DurableSignal(name = "payment", payload = String.class)
+    static class DoubledSignal {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "blank-signal")
+    @DurableSignal(name = " ")
+    static class BlankSignal {
+        @Step("greet")
+        Outcome greet(Name name) {
+            return Outcome.done();
+        }
+    }
+
+    @DurableMachine(name = "unreadable-payload")
+    @DurableSignal(name = "drawn", payload = Shape.class)
+    static class UnreadablePayload {
+        @Step("greet")
+        Outcome greet(Name name) {
             return Outcome.done();
         }
     }

@@ -160,6 +160,61 @@ class BusinessKeysEndpointTest extends IntegrationTest {
                 .status()).isEqualTo(404);
     }
 
+    /**
+     * The holder's machine declares its signals: a misspelt name and a payload that does not bind are answered 400
+     * with the reason and what the machine accepts, and nothing is stored (docs/DESIGN.md, "Declared signals").
+     */
+    @Test
+    void aSignalTheHoldersMachineDoesNotDeclareOrWhosePayloadDoesNotBindIsABadRequestThatStoresNothing()
+            throws Exception {
+        long id = durable.start(Payments.class, new Payments.Bill("gil", 2599),
+                StartOptions.defaults().uniqueKey("bill-g")).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("awaiting_signal"));
+        Http http = new Http(port);
+
+        Http.Response misspelt = http.post("/actuator/durable/holder",
+                "{\"uniqueKey\":\"bill-g\",\"action\":\"signal\",\"signal\":\"payd\","
+                        + "\"payload\":\"{\\\"paymentId\\\":\\\"PAY-1\\\",\\\"cents\\\":2599}\"}");
+        assertThat(misspelt.status()).isEqualTo(400);
+        assertThat(misspelt.json().path("error").asString()).isEqualTo("Signal 'payd' to instance " + id
+                + " refused: machine payments v1 does not declare it; it accepts paid ("
+                + Payments.Payment.class.getName() + "). Nothing was stored.");
+        assertThat(misspelt.json().path("signals").path("paid").asString())
+                .isEqualTo(Payments.Payment.class.getName());
+
+        Http.Response lossy = http.post("/actuator/durable/holder",
+                "{\"uniqueKey\":\"bill-g\",\"action\":\"signal\",\"signal\":\"paid\","
+                        + "\"payload\":\"{\\\"paymentId\\\":\\\"PAY-1\\\",\\\"cents\\\":2599,"
+                        + "\\\"amount\\\":25.99}\",\"dedupKey\":\"evt-1\"}");
+        assertThat(lossy.status()).isEqualTo(400);
+        assertThat(lossy.json().path("error").asString()).isEqualTo("Signal 'paid' to instance " + id
+                + " refused: machine payments v1 declares its payload as " + Payments.Payment.class.getName()
+                + ", and reading this one as it would drop [$.amount], which it has no place for. Nothing was"
+                + " stored.");
+        Http.Response unreadable = http.post("/actuator/durable/holder",
+                "{\"uniqueKey\":\"bill-g\",\"action\":\"signal\",\"signal\":\"paid\","
+                        + "\"payload\":\"{\\\"paymentId\\\":\\\"PAY-1\\\",\\\"amount\\\":25.99}\","
+                        + "\"dedupKey\":\"evt-1\"}");
+        assertThat(unreadable.status()).isEqualTo(400);
+        assertThat(unreadable.json().path("error").asString()).startsWith("Signal 'paid' to instance " + id
+                + " refused: machine payments v1 declares its payload as " + Payments.Payment.class.getName()
+                + ", and reading this one as it fails: Cannot read JSON as " + Payments.Payment.class.getName()
+                + " (at $.cents): ");
+        assertThat(TestDatabase.DATABASE.signals(id)).isEmpty();
+        assertThat(TestDatabase.status(id)).isEqualTo("awaiting_signal");
+
+        // The same dedup key, now with a payload that binds: the refusal stored nothing, so it is delivered.
+        Http.Response paid = http.post("/actuator/durable/holder",
+                "{\"uniqueKey\":\"bill-g\",\"action\":\"signal\",\"signal\":\"paid\","
+                        + "\"payload\":\"{\\\"paymentId\\\":\\\"PAY-1\\\",\\\"cents\\\":2599}\","
+                        + "\"dedupKey\":\"evt-1\"}");
+        assertThat(paid.status()).isEqualTo(200);
+        assertThat(paid.json().path("delivery").asString()).isEqualTo("delivered");
+        await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("done"));
+        assertThat(durable.find(id).orElseThrow().result(Payments.Payment.class))
+                .isEqualTo(new Payments.Payment("PAY-1", 2599));
+    }
+
     @Test
     void aHolderThatEndedIsAConflictAndABadHolderRequestIsAnsweredWithTheProblem() throws Exception {
         long kept = durable.start(Workflow.class, new Workflow.State("fay", 0), StartOptions.defaults()

@@ -3,11 +3,13 @@ package dev.durable.boot.docs.quickstart;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
+import dev.durable.boot.DurableSignal;
 import dev.durable.boot.Step;
 import java.time.Duration;
 
 /** The starter's README, section "Quick start": the machine, as the README shows it. {@code QuickStartTest} runs it. */
 @DurableMachine(name = "signup")
+@DurableSignal(name = "confirmed")                       // the one signal it takes, without a payload
 class Signup {
 
     private final Mailer mailer;                         // any bean of yours

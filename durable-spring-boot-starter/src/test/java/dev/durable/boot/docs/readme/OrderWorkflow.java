@@ -3,6 +3,7 @@ package dev.durable.boot.docs.readme;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
+import dev.durable.boot.DurableSignal;
 import dev.durable.boot.Step;
 import dev.durable.boot.docs.readme.Shop.Carrier;
 import dev.durable.boot.docs.readme.Shop.Order;
@@ -11,6 +12,7 @@ import dev.durable.boot.docs.readme.Shop.Warehouse;
 
 /** README.md, opening section: the machine. The README leaves out the two beans it uses. */
 @DurableMachine(name = "order")
+@DurableSignal(name = "payment", payload = Payment.class)   // what it accepts: checked when a signal is sent
 class OrderWorkflow {
 
     private final Warehouse warehouse;
@@ -28,8 +30,8 @@ class OrderWorkflow {
 
     @Step("await-payment")
     Outcome awaitPayment(Order order, StepContext ctx) {
-        return ctx.awaited("payment")
-                .map(signal -> Outcome.next("ship", order.paid(signal.payload(Payment.class))))
+        return ctx.awaited("payment", Payment.class)
+                .map(payment -> Outcome.next("ship", order.paid(payment)))
                 .orElseGet(() -> Outcome.await("payment", order));   // parked: no thread, no timer held
     }
 

@@ -3,6 +3,7 @@ package dev.durable.boot.docs.starter;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
+import dev.durable.boot.DurableSignal;
 import dev.durable.boot.OnError;
 import dev.durable.boot.Retry;
 import dev.durable.boot.Step;
@@ -16,6 +17,7 @@ import dev.durable.boot.docs.starter.Shop.Warehouse;
 /** The starter's README, section "Write a machine": the machine, as the README shows it. */
 @DurableMachine(name = "order", version = 1, queue = "orders")
 @Retry(maxAttempts = "8", maxDelay = "2m")      // a step that throws runs up to 8 times, about 1 s, 2 s, 4 s... apart
+@DurableSignal(name = "payment", payload = Payment.class)    // the signals it accepts, checked when one is sent
 class OrderWorkflow {
 
     private final Warehouse warehouse;           // beans, injected as into any component
@@ -33,7 +35,7 @@ class OrderWorkflow {
 
     @Step("await-payment")                       // runs again when the awaited signal arrives
     Outcome awaitPayment(Order order, StepContext ctx) {
-        return ctx.awaited("payment").map(signal -> Outcome.next("ship", order.paid(signal.payload(Payment.class))))
+        return ctx.awaited("payment", Payment.class).map(payment -> Outcome.next("ship", order.paid(payment)))
                 .orElseGet(() -> Outcome.await("payment", order));
     }
 
