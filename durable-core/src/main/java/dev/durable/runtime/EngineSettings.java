@@ -17,10 +17,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #builder()} (or {@link #toBuilder()} of another), so every instance has passed that check. The Spring Boot
  * starter maps {@code durable.*} properties onto it.
  *
- * <p>Some settings are bound to others: a heartbeat at most every third of the lease, a busy node's poll no slower than
- * an idle node's, which is shorter than the schedule misfire threshold. One left unset follows those that were set
- * (each setter says how), so only two values that were both set can conflict, and such a pair is refused naming both:
- * {@code pollInterval(30s)} alone makes the idle poll interval 30 s too.
+ * <p>Bound settings (lease and heartbeat; poll, idle poll and misfire threshold): one left unset follows those set (its
+ * setter says how), so only two set values can conflict, refused naming both; {@code pollInterval(30s)} alone starts.
  */
 public final class EngineSettings {
 
@@ -155,18 +153,14 @@ public final class EngineSettings {
         return values.leaseTtl();
     }
 
-    /**
-     * How often this node extends the leases of its running steps; at most a third of the lease, so two missed beats do
-     * not lose it.
-     */
+    /** How often this node extends its leases; at most a third of the lease, so two missed beats do not lose it. */
     public Duration heartbeatInterval() {
         return values.heartbeatInterval();
     }
 
     /**
-     * How often a node that has seen work in the last {@link #ACTIVE_WINDOW} looks for work other nodes made: due rows
-     * of its queues, due await deadlines and schedule ticks, in one statement (local starts, signals and commits wake
-     * the poller they concern at once).
+     * How often a node that has seen work in the last {@link #ACTIVE_WINDOW} looks for work other nodes made, in one
+     * statement (local starts, signals and commits wake the poller they concern at once).
      */
     public Duration pollInterval() {
         return values.pollInterval();
@@ -220,10 +214,7 @@ public final class EngineSettings {
         return values.virtualThreads();
     }
 
-    /**
-     * How long the outcome of a finished step is retried while the database cannot be reached, before the step is left
-     * to the reaper.
-     */
+    /** How long a finished step's outcome is retried while the database is unreachable, then left to the reaper. */
     public Duration outcomeRetryTimeout() {
         return values.outcomeRetryTimeout();
     }
@@ -243,17 +234,14 @@ public final class EngineSettings {
     }
 
     /**
-     * Whether a step returning {@code next} runs the next step at once on the claim it already holds (its outcome still
-     * commits first), instead of handing the row back to the queue; saves a pick per step of a chain.
+     * Whether a step returning {@code next} runs the next step at once on the claim it holds (its outcome still commits
+     * first), saving a pick per step of a chain.
      */
     public boolean inlineNextSteps() {
         return values.inlineNextSteps();
     }
 
-    /**
-     * Whether every committed transition of an instance is recorded in its history, in the transaction that commits
-     * it (docs/DESIGN.md, "History"); on by default.
-     */
+    /** Whether every committed transition is recorded in the instance's history (docs/DESIGN.md, "History"). */
     public boolean history() {
         return values.history();
     }
@@ -358,7 +346,6 @@ public final class EngineSettings {
 
         private @Nullable String nodeName;
         private String schema = DEFAULT_SCHEMA;
-        // The bound settings: null while unset; build() resolves them (SettingsChecks.Bound).
         private @Nullable Duration leaseTtl;
         private @Nullable Duration heartbeatInterval;
         private @Nullable Duration pollInterval;
@@ -399,28 +386,25 @@ public final class EngineSettings {
             return this;
         }
 
-        /** Unset ({@code null}): the default, or three heartbeat intervals when the heartbeat is set longer. */
+        /** Unset: the default, or three heartbeat intervals when the heartbeat is set longer than a third of it. */
         public Builder leaseTtl(@Nullable Duration leaseTtl) {
             this.leaseTtl = leaseTtl;
             return this;
         }
 
-        /** Unset ({@code null}): the default, or a third of the lease when the lease is set shorter than 3 of it. */
+        /** Unset: the default, or a third of the lease when the lease is set shorter than three of it. */
         public Builder heartbeatInterval(@Nullable Duration heartbeatInterval) {
             this.heartbeatInterval = heartbeatInterval;
             return this;
         }
 
-        /** Unset ({@code null}): the default, or the idle poll interval when that is shorter. */
+        /** Unset: the default, or the idle poll interval when that is shorter. */
         public Builder pollInterval(@Nullable Duration pollInterval) {
             this.pollInterval = pollInterval;
             return this;
         }
 
-        /**
-         * Unset ({@code null}): the default, or the poll interval when that is set longer, or half the schedule misfire
-         * threshold (not below the poll interval) when that is set no longer than the default.
-         */
+        /** Unset: the default, or a longer poll interval, or half a misfire threshold set no longer than it. */
         public Builder idlePollInterval(@Nullable Duration idlePollInterval) {
             this.idlePollInterval = idlePollInterval;
             return this;
@@ -515,7 +499,7 @@ public final class EngineSettings {
             return this;
         }
 
-        /** Unset ({@code null}): the default, or twice the idle poll interval when that is not shorter. */
+        /** Unset: the default, or twice the idle poll interval when that is not shorter. */
         public Builder scheduleMisfireThreshold(@Nullable Duration scheduleMisfireThreshold) {
             this.scheduleMisfireThreshold = scheduleMisfireThreshold;
             return this;
