@@ -38,7 +38,7 @@ class PublicApiTest {
 
     private static final Path DESIGN = Path.of("").toAbsolutePath().getParent().resolve("docs/DESIGN.md");
     /** A row of the table: {@code | `dev.durable.runtime` | `DurableEngine` | what it is for |}. */
-    /** A class of an internal package of the runtime: {@code dev.durable.runtime.queue.QueuePoller}. */
+    /** A class of an internal package of the runtime: {@code dev.durable.runtime.queue.QueueOwner}. */
     private static final Pattern INTERNAL = Pattern.compile("dev\\.durable\\.runtime\\.[a-z]\\w*\\..+");
     private static final Pattern ROW = Pattern.compile("^\\| `([a-z.]+)` \\| `([A-Z]\\w*)` \\|", Pattern.MULTILINE);
 

@@ -29,13 +29,11 @@ import dev.durable.runtime.node.Reaper;
 import dev.durable.runtime.node.WorkProbe;
 import dev.durable.runtime.queue.ClaimRepository;
 import dev.durable.runtime.queue.Committer;
-import dev.durable.runtime.queue.InFlightSteps;
-import dev.durable.runtime.queue.QueuePoller;
-import dev.durable.runtime.queue.RunningStep;
+import dev.durable.runtime.queue.QueueOwner;
+import dev.durable.runtime.queue.QueueOwners;
 import dev.durable.runtime.queue.StartClaims;
 import dev.durable.runtime.queue.StepExecutor;
 import dev.durable.runtime.queue.TransitionRepository;
-import dev.durable.runtime.step.Claim;
 import dev.durable.runtime.step.StepRunner;
 import dev.durable.runtime.support.BackgroundLoop;
 import dev.durable.runtime.support.EngineCounters;
@@ -65,10 +63,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The durable engine of one node: the client API plus the runtime that runs steps — a poller per queue, the step
- * executor, the committer, the heartbeat, the reaper, the sweeps that fire await deadlines and recurring schedules,
- * and the one that deletes ended instances past their retention. Usable without Spring
- * Boot:
+ * The durable engine of one node: the client API plus the runtime that runs steps — an owner per queue with its
+ * poller, the step executor, the committer, the heartbeat, the reaper, the sweeps that fire await deadlines and
+ * recurring schedules, and the one that deletes ended instances past their retention. Usable without Spring Boot:
  *
  * <pre>{@code
  * DurableEngine engine = DurableEngine.builder(dataSource, MachineRegistry.of(checkout))
@@ -98,8 +95,7 @@ public final class DurableEngine implements AutoCloseable {
     private final NodeLifecycle lifecycle;
     private final ClaimRepository claims;
     private final DurableClient client;
-    private final InFlightSteps inFlight = new InFlightSteps();
-    private final Map<String, QueuePoller> queues = new LinkedHashMap<>();
+    private final QueueOwners owners;
     private final ScheduledExecutorService timer;
     private final Executor stepThreads;
     private final boolean ownsStepThreads;
@@ -139,29 +135,34 @@ public final class DurableEngine implements AutoCloseable {
         QueryRepository queries = new QueryRepository(planning, history);
         this.inFlightRepository = new InFlightRepository(builder.dataSource, planning);
         this.classifier = new DeployClassifier(machines, builder.codec);
+        // The owners of the queues, one per queue, each of which alone decides when its claimed rows run and when it
+        // picks (docs/DESIGN.md, "The life of a step"); the node's views of its claims ask them.
+        this.owners = new QueueOwners(events);
+        this.client = new DefaultDurableClient(machines, new StartRepository(planning, nodeId, settings.leaseTtl()),
+                queries, new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning,
+                history), new SearchRepository(builder.dataSource, planning), inFlightRepository, values, events,
+                owners, new StartClaims(owners));
         this.timer = EngineThreads.stepTimeouts();
         this.ownsStepThreads = builder.stepThreads == null;
         this.stepThreads = builder.stepThreads != null ? builder.stepThreads
                 : EngineThreads.stepThreads(settings.virtualThreads());
-        // The committer learns how many steps run user code (their transitions will arrive soon) from the slots.
-        this.committer = new Committer(new TransitionRepository(builder.dataSource, planning, history),
-                () -> queues.values().stream().mapToInt(queue -> queue.slots().running()).sum(), this::wake,
-                lifecycle, events, settings);
+        // The committer learns from the owners how many steps run user code (their transitions will arrive soon).
+        this.committer = new Committer(new TransitionRepository(builder.dataSource, planning, history), owners,
+                lifecycle, events, new Committer.Settings(settings.outcomeRetryTimeout(), settings.leaseTtl(),
+                        settings.maxRetryBackoff(), settings.batchWindow(), settings.queues().values().stream()
+                                .mapToInt(QueueSettings::batchSize).max().orElse(Integer.MAX_VALUE)));
         StepRunner runner = new StepRunner(machines, builder.codec, values, settings.lossyState(),
                 settings.stepTimeout(), settings.retryPolicy(), parentId -> queries.children(parentId, builder.codec));
-        this.executor = new StepExecutor(runner, committer, inFlight, events, stepThreads, timer, settings,
-                () -> lifecycle.state() == NodeState.DRAINING, this::releaseNow, claims::returnCrashed);
-        this.deployGuard = new DeployGuard(settings.deployCheck(), this::checkDeploy,
-                () -> queues.values().forEach(QueuePoller::wake), nodeId, settings.reaperInterval());
-        settings.queues().forEach((name, queueSettings) -> queues.put(name, new QueuePoller(name, queueSettings,
-                NodeMachines.versionsOnQueue(machines, name), claims, executor, events, lifecycle, nodeId, settings,
-                deployGuard::allowsPicking)));
-        this.client = new DefaultDurableClient(machines, new StartRepository(planning, nodeId, settings.leaseTtl()),
-                queries, new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning,
-                history), new SearchRepository(builder.dataSource, planning), inFlightRepository, values, events,
-                this::wake, this::interruptCancelled, new StartClaims(queues, executor, claims, events));
-        this.heartbeat = new Heartbeat(claims, inFlight, executor, events, settings);
-        this.reaper = new Reaper(claims, planning, events, names -> names.forEach(this::wake), settings, nodeId,
+        this.executor = new StepExecutor(runner, committer, claims, events, stepThreads, timer,
+                settings.zombieGracePeriod(), settings.inlineNextSteps());
+        this.deployGuard = new DeployGuard(settings.deployCheck(), this::checkDeploy, owners, nodeId,
+                settings.reaperInterval());
+        settings.queues().forEach((name, queue) -> owners.add(new QueueOwner(name, new QueueOwner.Settings(
+                queue.concurrency(), queue.batchSize(), settings.batchWindow(), settings.pollInterval(),
+                settings.leaseTtl(), settings.maxRetryBackoff()), NodeMachines.versionsOnQueue(machines, name),
+                nodeId, claims, executor, events, lifecycle, deployGuard)));
+        this.heartbeat = new Heartbeat(claims, owners, settings.leaseTtl(), settings.heartbeatInterval());
+        this.reaper = new Reaper(claims, planning, events, names -> names.forEach(owners::wake), settings, nodeId,
                 settings.nodeName() + ":");
         this.registry = new NodeRegistry(new NodeRepository(planning), nodeId, machines, settings);
         this.heartbeatLoop = new BackgroundLoop(Heartbeat.NAME, () -> {
@@ -177,16 +178,16 @@ public final class DurableEngine implements AutoCloseable {
             return next;
         }, lifecycle, events, settings.maxRetryBackoff());
         AwaitDeadlines deadlines = new AwaitDeadlines(new DeadlineRepository(planning), events,
-                names -> names.forEach(this::wake), settings);
+                names -> names.forEach(owners::wake), settings);
         this.deadlineLoop = new BackgroundLoop(AwaitDeadlines.NAME, deadlines::sweep, lifecycle, events,
                 settings.maxRetryBackoff());
-        RecurringSchedules recurring = new RecurringSchedules(schedules, machines, events, this::wake, settings);
+        RecurringSchedules recurring = new RecurringSchedules(schedules, machines, events, owners::wake, settings);
         this.scheduleLoop = new BackgroundLoop(RecurringSchedules.NAME, recurring::sweep, lifecycle, events,
                 settings.maxRetryBackoff());
-        Map<String, QueuePoller> working = new LinkedHashMap<>();
-        queues.forEach((name, poller) -> {
-            if (poller.isActive()) {
-                working.put(name, poller);
+        Map<String, QueueOwner> working = new LinkedHashMap<>();
+        owners.all().forEach((name, owner) -> {
+            if (owner.isActive()) {
+                working.put(name, owner);
             }
         });
         WorkProbe probe = new WorkProbe(new ProbeRepository(planning), working,
@@ -244,7 +245,7 @@ public final class DurableEngine implements AutoCloseable {
         if (retentionLoop != null) {
             retentionLoop.start();
         }
-        queues.values().forEach(QueuePoller::start);
+        owners.start();
         probeLoop.start();
         lifecycle.moveTo(NodeState.RUNNING);
     }
@@ -261,11 +262,15 @@ public final class DurableEngine implements AutoCloseable {
             return;
         }
         lifecycle.moveTo(NodeState.DRAINING);
+        // No more picks or inline continuations; claimed rows that have not started are handed back at once:
+        // draining runs only what already runs.
+        owners.drain();
         probeLoop.stop(COMPONENT_STOP_TIMEOUT);
-        queues.values().forEach(queue -> queue.stopPolling(COMPONENT_STOP_TIMEOUT));
-        releaseWaiting();
-        if (!inFlight.awaitEmpty(settings.shutdownGracePeriod())) {
-            releaseUnfinished();
+        owners.stopPolling(COMPONENT_STOP_TIMEOUT);
+        if (!owners.awaitNoClaims(settings.shutdownGracePeriod())) {
+            owners.releaseUnfinished();
+            // Steps already writing their outcome get a moment to finish.
+            owners.awaitNoClaims(RELEASED_STEP_WAIT);
         }
         committer.stop(COMPONENT_STOP_TIMEOUT);
         heartbeatLoop.stop(COMPONENT_STOP_TIMEOUT);
@@ -277,53 +282,6 @@ public final class DurableEngine implements AutoCloseable {
         }
         registry.forget();
         lifecycle.moveTo(NodeState.STOPPED);
-    }
-
-    /** Claimed rows that have not started are handed back at once: draining runs only what already runs. */
-    private void releaseWaiting() {
-        List<RunningStep> waiting = queues.values().stream()
-                .flatMap(queue -> queue.slots().releaseWaiting().stream()).toList();
-        endReleased(waiting);
-    }
-
-    private void endReleased(List<RunningStep> waiting) {
-        if (!waiting.isEmpty()) {
-            List<Long> released = release(waiting.stream().map(RunningStep::claim).toList());
-            log.info("Released {} claimed steps that had not started back to runnable", released.size());
-            waiting.forEach(executor::end);
-        }
-    }
-
-    private void releaseUnfinished() {
-        // A row that waited (an inline chain's next step, say) has no thread to end it: it ends once released.
-        endReleased(inFlight.all().stream().filter(RunningStep::releaseWaiting).toList());
-        List<RunningStep> unfinished = inFlight.all().stream().filter(RunningStep::release).toList();
-        if (!unfinished.isEmpty()) {
-            List<Long> released = release(unfinished.stream().map(RunningStep::claim).toList());
-            if (!released.isEmpty()) {
-                log.info("Released {} unfinished steps back to runnable: {}", released.size(), released);
-            }
-            unfinished.forEach(step -> executor.interrupt(step, RunningStep.InterruptReason.SHUTDOWN));
-        }
-        // Steps already writing their outcome get a moment to finish.
-        inFlight.awaitEmpty(RELEASED_STEP_WAIT);
-    }
-
-    /** Hands one claim back to runnable at once (an inline chain cut short by shutdown). */
-    private void releaseNow(Claim claim) {
-        release(List.of(claim));
-    }
-
-    /** Hands claims back to runnable; if the database cannot be reached, their leases expire instead. */
-    private List<Long> release(List<Claim> claims) {
-        try {
-            List<Long> released = this.claims.release(claims);
-            events.released(released.size());
-            return released;
-        } catch (RuntimeException e) {
-            log.warn("Could not release {} claims; their leases will expire instead: {}", claims.size(), e.toString());
-            return List.of();
-        }
     }
 
     /**
@@ -371,29 +329,17 @@ public final class DurableEngine implements AutoCloseable {
         return stats;
     }
 
-    /** Steps running on this node now. */
-    public int inFlight() {
-        return inFlight.size();
-    }
-
     /**
-     * Interrupts the steps of instance {@code id} this node runs: the instance was cancelled, and their outcomes will
-     * be fenced off. Steps of other nodes learn it from their heartbeat.
+     * The claims this node holds now, all queues: rows waiting for a slot, running, or committing their outcome, and
+     * claims promised to local starts whose rows have not arrived yet.
      */
-    private void interruptCancelled(long id) {
-        for (RunningStep running : inFlight.all()) {
-            if (running.id() == id && (running.phase() == RunningStep.Phase.RUNNING
-                    || running.phase() == RunningStep.Phase.WAITING)) {
-                log.info("Instance {} was cancelled; interrupting its {}, whose outcome will be discarded", id,
-                        running);
-                executor.interrupt(running, RunningStep.InterruptReason.CANCELLED);
-            }
-        }
+    public int inFlight() {
+        return owners.claims();
     }
 
     /** Running steps that ignored an interrupt past the zombie grace period and have not ended yet. */
     public int zombies() {
-        return inFlight.zombies();
+        return owners.zombies();
     }
 
     /** Whether zombies exceed {@code maxZombies} (when that is not 0): the node should be restarted. */
@@ -404,26 +350,23 @@ public final class DurableEngine implements AutoCloseable {
     /** This node's view of its queues, by name. */
     public Map<String, QueueStatus> queues() {
         Map<String, QueueStatus> status = new TreeMap<>();
-        queues.forEach((name, queue) -> status.put(name,
-                new QueueStatus(name, queue.concurrency(), queue.inFlight(), queue.isPaused(), queue.isActive())));
+        owners.all().forEach((name, queue) -> status.put(name,
+                new QueueStatus(name, queue.concurrency(), queue.claims(), queue.isPaused(), queue.isActive())));
         return status;
     }
 
     /** Stops picking from {@code queue} on this node until {@link #resume(String)}; running steps go on. */
     public void pause(String queue) {
-        poller(queue).pause();
+        owner(queue).pause();
     }
 
     public void resume(String queue) {
-        poller(queue).resume();
+        owner(queue).resume();
     }
 
     /** Wakes the poller of {@code queue} on this node (no-op for a queue this node does not work). */
     public void wake(String queue) {
-        QueuePoller poller = queues.get(queue);
-        if (poller != null) {
-            poller.wake();
-        }
+        owners.wake(queue);
     }
 
     /**
@@ -492,19 +435,19 @@ public final class DurableEngine implements AutoCloseable {
         heartbeat.beat();
     }
 
-    /** The poller of a configured queue (package-private: tests read its slots). */
-    QueuePoller poller(String queue) {
-        QueuePoller poller = queues.get(queue);
-        if (poller == null) {
+    /** The owner of a configured queue (package-private: tests read its counts). */
+    QueueOwner owner(String queue) {
+        QueueOwner owner = owners.get(queue);
+        if (owner == null) {
             throw new IllegalArgumentException("Queue '" + queue + "' is not configured on this node; queues: "
-                    + queues.keySet());
+                    + owners.all().keySet());
         }
-        return poller;
+        return owner;
     }
 
     private String describeQueues() {
         List<String> described = new ArrayList<>();
-        queues.forEach((name, queue) -> described.add(name + "(concurrency " + queue.concurrency() + ")"));
+        owners.all().forEach((name, queue) -> described.add(name + "(concurrency " + queue.concurrency() + ")"));
         return String.join(", ", described);
     }
 

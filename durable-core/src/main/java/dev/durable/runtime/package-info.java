@@ -10,12 +10,13 @@
  *       {@code NodeLifecycle}, {@code StoredValues});</li>
  *   <li>{@code step}: what one step decides, without threads or SQL ({@code ClaimedStep} in, {@code StepRunner},
  *       {@code Transition} out);</li>
- *   <li>{@code queue}: a step's path on threads (docs/DESIGN.md, "The life of a step"): a {@code QueuePoller} claims
- *       rows ({@code ClaimRepository.pick}), at most as many as its {@code QueueSlots} may hold, and hands each to the
- *       {@code StepExecutor}, which wraps it in a {@code RunningStep} and queues it at the {@code QueueSlots}; when a
- *       slot is free the row runs on a step thread, hands its {@code Transition} to the {@code Committer} and gives its
- *       slot back; the committer writes it fenced on the claim, in a group commit ({@code TransitionRepository}), and
- *       the step ends ({@code RunningStep.end()}), which gives back its claim, once;</li>
+ *   <li>{@code queue}: a step's path on threads (docs/DESIGN.md, "The life of a step"): each queue has one
+ *       {@code QueueOwner}, which alone holds its slots and claims and decides (its {@code QueueDecider}) when to
+ *       pick ({@code ClaimRepository.pick}, on its poller thread) and when a claimed {@code RunningStep} runs; the
+ *       {@code StepExecutor} runs it on a step thread, which tells the owner its user code is over and hands its
+ *       {@code Transition} to the {@code Committer}; the committer writes it fenced on the claim, in a group commit
+ *       ({@code TransitionRepository}), and tells the step, whose owner ends the claim; the node's views of its
+ *       claims ask the owners ({@code QueueOwners});</li>
  *   <li>{@code time}, {@code node} and {@code deploy}, side by side: await deadlines and recurring schedules; the
  *       node's registry, {@code Heartbeat}, {@code Reaper} and {@code WorkProbe}; the deploy check
  *       ({@link dev.durable.runtime.DeployCheck}) and the in-flight report it reads;</li>

@@ -7,7 +7,7 @@ import dev.durable.CancelResult;
 import dev.durable.Outcome;
 import dev.durable.StartRequest;
 import dev.durable.machine.MachineDefinition;
-import dev.durable.runtime.queue.QueueSlots;
+import dev.durable.runtime.queue.QueueOwner;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
 import java.sql.Connection;
@@ -124,7 +124,7 @@ class PrefetchTest {
         try (Connection lock = RowLocks.lockRow(TestDatabase.dataSource(), gated)) {
             gateOpen.countDown();
             RowLocks.awaitLockWait("/* durable: terminal */");
-            assertThat(engine.poller("default").slots().committing()).isOne();
+            assertThat(engine.owner("default").committing()).isOne();
             start(engine, 1);
             await().atMost(Duration.ofSeconds(10)).until(() -> started.contains(1));
             assertThat(TestDatabase.status(gated)).as("its outcome has not committed").isEqualTo("executing");
@@ -224,8 +224,8 @@ class PrefetchTest {
         DurableEngine[] engine = new DurableEngine[1];
         MachineDefinition slow = MachineDefinition.builder("job", 1, Job.class)
                 .step("run", (job, ctx) -> {
-                    QueueSlots slots = engine[0].poller("default").slots();
-                    mostClaims.accumulateAndGet(slots.claims() - slots.committing(), Math::max);
+                    QueueOwner owner = engine[0].owner("default");
+                    mostClaims.accumulateAndGet(owner.claimsNotCommitting(), Math::max);
                     Thread.sleep(stepMillis); // the work: a slow step
                     return Outcome.done();
                 })

@@ -7,7 +7,7 @@ import dev.durable.Outcome;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.node.WorkProbe;
-import dev.durable.runtime.queue.QueuePoller;
+import dev.durable.runtime.queue.QueueOwner;
 import dev.durable.testing.CountingDataSource;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
@@ -181,7 +181,7 @@ class ProbeTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> probes() >= 40);
 
         long picks = counting.statements().stream().filter(sql -> sql.contains("/* durable: pick */")).count();
-        assertThat(picks).as("one pick per " + QueuePoller.AFTER_FUTILE_PICK).isBetween(1L, 3L);
+        assertThat(picks).as("one pick per " + QueueOwner.AFTER_FUTILE_PICK).isBetween(1L, 3L);
     }
 
     @Test

@@ -233,6 +233,14 @@ class QueryPlanTest {
         assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan on durable_instance");
     }
 
+    /** The check of claims that waited for a slot reads their rows by primary key, like the heartbeat. */
+    @Test
+    void theCheckOfWaitingClaimsReadsTheirRowsByPrimaryKey() {
+        String plan = explain(ClaimRepository.STILL_CLAIMED, claims());
+
+        assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan on durable_instance");
+    }
+
     @Test
     void theReaperAndTheRestartReleaseWalkTheLeaseIndex() {
         String reap = explain(ClaimRepository.REAP, new MapSqlParameterSource().addValue("limit", 1000)

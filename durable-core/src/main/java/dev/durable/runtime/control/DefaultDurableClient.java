@@ -21,6 +21,7 @@ import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.deploy.InFlightReports;
 import dev.durable.runtime.deploy.InFlightRepository;
+import dev.durable.runtime.queue.QueueOwners;
 import dev.durable.runtime.queue.StartClaims;
 import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.step.NewInstance;
@@ -38,7 +39,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
@@ -71,18 +71,18 @@ public final class DefaultDurableClient implements DurableClient {
     private final StoredValues values;
     private final SignalDeclarations declarations;
     private final EngineEvents events;
-    private final Consumer<String> wakeQueue;
-    private final Consumer<Long> interruptCancelled;
+    private final QueueOwners owners;
     private final StartClaims startClaims;
 
     /**
-     * @param wakeQueue          wakes this node's poller of a queue that has new work
-     * @param interruptCancelled interrupts a step of the instance this node may be running (it was cancelled)
+     * @param owners      the owners of this node's queues: their pollers hear of new work, and of cancels of
+     *                    instances whose claims they may hold
+     * @param startClaims the claims a local start makes on the rows it inserts (docs/DESIGN.md, "Local starts")
      */
     public DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
             SignalRepository signals, ScheduleRepository schedules, CancelRepository cancels, SearchRepository search,
-            InFlightRepository inFlight, StoredValues values, EngineEvents events, Consumer<String> wakeQueue,
-            Consumer<Long> interruptCancelled, StartClaims startClaims) {
+            InFlightRepository inFlight, StoredValues values, EngineEvents events, QueueOwners owners,
+            StartClaims startClaims) {
         this.machines = machines;
         this.starts = starts;
         this.queries = queries;
@@ -94,8 +94,7 @@ public final class DefaultDurableClient implements DurableClient {
         this.values = values;
         this.declarations = new SignalDeclarations(machines, values.codec());
         this.events = events;
-        this.wakeQueue = wakeQueue;
-        this.interruptCancelled = interruptCancelled;
+        this.owners = owners;
         this.startClaims = startClaims;
     }
 
@@ -161,7 +160,7 @@ public final class DefaultDurableClient implements DurableClient {
         afterCompletion(() -> {
             startClaims.committed(claimed);
             if (leftRunnable) {
-                wakeQueue.accept(machine.queue());
+                owners.wake(machine.queue());
             }
         }, () -> startClaims.unreserveAll(rows, claimedFlags(claimed)));
         return inserted.results();
@@ -204,7 +203,7 @@ public final class DefaultDurableClient implements DurableClient {
         afterCommit(() -> {
             events.signalSent(delivery.result());
             if (delivery.result().wokeInstance() && queue != null) {
-                wakeQueue.accept(queue);
+                owners.wake(queue);
             }
         });
         return delivery.result();
@@ -246,7 +245,7 @@ public final class DefaultDurableClient implements DurableClient {
             return search.withLockedPage(page, ids -> {
                 Map<Long, String> retried = ids.isEmpty() ? Map.of() : queries.retryFailed(ids);
                 Set<String> queues = new TreeSet<>(retried.values());
-                afterCommit(() -> queues.forEach(wakeQueue));
+                afterCommit(() -> queues.forEach(owners::wake));
                 return bulkResult(page, ids, retried.size());
             });
         } catch (DuplicateKeyException e) {
@@ -270,8 +269,8 @@ public final class DefaultDurableClient implements DurableClient {
     private List<CancelResult> cancelled(CancelRepository.Cancellation cancellation) {
         afterCommit(() -> {
             cancellation.results().forEach(events::cancelSent);
-            cancellation.executing().forEach(interruptCancelled);
-            cancellation.woken().forEach(wakeQueue);
+            cancellation.executing().forEach(owners::cancelled);
+            cancellation.woken().forEach(owners::wake);
         });
         return cancellation.results();
     }
@@ -388,7 +387,7 @@ public final class DefaultDurableClient implements DurableClient {
         }
         String queue = retried.queue();
         if (queue != null) {
-            afterCommit(() -> wakeQueue.accept(queue));
+            afterCommit(() -> owners.wake(queue));
         }
         return retried.result();
     }

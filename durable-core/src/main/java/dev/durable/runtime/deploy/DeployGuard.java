@@ -2,6 +2,8 @@ package dev.durable.runtime.deploy;
 
 import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.EngineSettings;
+import dev.durable.runtime.queue.QueueOwner;
+import dev.durable.runtime.queue.QueueOwners;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
@@ -23,13 +25,13 @@ import org.slf4j.LoggerFactory;
  * operator retries them. A check the database could not answer (a start never fails for the database) is tried again
  * on the next reaper run; meanwhile a {@code FAIL} node does not pick.
  */
-public final class DeployGuard {
+public final class DeployGuard implements QueueOwner.Gate {
 
     private static final Logger log = LoggerFactory.getLogger(DeployGuard.class);
 
     private final DeployCheck.Mode mode;
     private final Supplier<DeployCheck> check;
-    private final Runnable wakePollers;
+    private final QueueOwners owners;
     private final String nodeId;
     private final Duration recheckEvery;
     private final AtomicLong refusedPolls = new AtomicLong();
@@ -45,20 +47,21 @@ public final class DeployGuard {
 
     /**
      * @param check        runs the check against the database
-     * @param wakePollers  wakes this node's pollers, once picking is allowed
+     * @param owners       the owners of this node's queues, whose pollers it wakes once picking is allowed
      * @param recheckEvery how often a holding node checks again: the reaper's interval
      */
-    public DeployGuard(DeployCheck.Mode mode, Supplier<DeployCheck> check, Runnable wakePollers, String nodeId,
+    public DeployGuard(DeployCheck.Mode mode, Supplier<DeployCheck> check, QueueOwners owners, String nodeId,
             Duration recheckEvery) {
         this.mode = mode;
         this.check = check;
-        this.wakePollers = wakePollers;
+        this.owners = owners;
         this.nodeId = nodeId;
         this.recheckEvery = recheckEvery;
         this.holding = mode == DeployCheck.Mode.FAIL;
     }
 
     /** Whether the pollers may pick: always, but for a FAIL node whose check has not passed. */
+    @Override
     public boolean allowsPicking() {
         if (holding) {
             refusedPolls.incrementAndGet();
@@ -117,7 +120,7 @@ public final class DeployGuard {
         if (holding && result.passed()) {
             holding = false;
             log.info("Deploy check passed: node {} can run every unfinished instance and starts picking", nodeId);
-            wakePollers.run();
+            owners.wakeAll();
         } else if (holding && newProblems) {
             int groups = result.problems().size();
             log.error("Deploy check failed (durable.deploy-check=fail): node {} picks from no queue while its code"

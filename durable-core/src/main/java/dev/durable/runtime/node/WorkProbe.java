@@ -1,7 +1,7 @@
 package dev.durable.runtime.node;
 
 import dev.durable.runtime.EngineSettings;
-import dev.durable.runtime.queue.QueuePoller;
+import dev.durable.runtime.queue.QueueOwner;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +24,7 @@ public final class WorkProbe {
     public static final Duration EVERY_PRIORITY_INTERVAL = Duration.ofSeconds(1);
 
     private final ProbeRepository probes;
-    private final Map<String, QueuePoller> pollers;
+    private final Map<String, QueueOwner> pollers;
     private final List<String> queues;
     private final List<String> machines;
     private final Runnable deadlinesDue;
@@ -39,13 +39,13 @@ public final class WorkProbe {
     private long everyPriorityAt = System.nanoTime();
 
     /**
-     * @param pollers      the pollers of the queues this node works (a queue without slots or machines is left out)
+     * @param pollers      the owners of the queues this node works (a queue without slots or machines is left out)
      * @param machines     the machines this node runs, whose schedules it fires
      * @param deadlinesDue wakes the deadline sweep
      * @param schedulesDue wakes the schedule sweep
      * @param picked       how many rows this node has picked so far: while that grows, the node is busy
      */
-    public WorkProbe(ProbeRepository probes, Map<String, QueuePoller> pollers, List<String> machines,
+    public WorkProbe(ProbeRepository probes, Map<String, QueueOwner> pollers, List<String> machines,
             Runnable deadlinesDue, Runnable schedulesDue, LongSupplier picked, EngineSettings settings) {
         this.probes = probes;
         this.pollers = Map.copyOf(pollers);
@@ -90,7 +90,7 @@ public final class WorkProbe {
     /** Wakes the pollers of the queues with a due row; whether there was one. */
     private boolean wakeQueues(ProbeRepository.Found found) {
         boolean any = false;
-        for (Map.Entry<String, QueuePoller> queue : pollers.entrySet()) {
+        for (Map.Entry<String, QueueOwner> queue : pollers.entrySet()) {
             Long dueIn = found.queue(queue.getKey());
             if (dueIn != null && dueIn <= 0) {
                 queue.getValue().workFound();

@@ -19,10 +19,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
- * The SQL of a claim's life apart from its outcome: the pick that makes claims ({@link QueuePoller}), the heartbeat
+ * The SQL of a claim's life apart from its outcome: the pick that makes claims ({@link QueueOwner}), the heartbeat
  * that extends them ({@code Heartbeat}), and the statements that end them without an outcome — the reap and the
- * release of earlier starts ({@code Reaper}), the release at shutdown ({@code DurableEngine}) and the hand-back after
- * an Error ({@link StepExecutor}). Every concurrency decision is made by PostgreSQL ({@code SKIP LOCKED}, fenced
+ * release of earlier starts ({@code Reaper}), and the release at shutdown and the hand-back after an Error
+ * ({@link StepExecutor}). Every concurrency decision is made by PostgreSQL ({@code SKIP LOCKED}, fenced
  * {@code UPDATE ... WHERE lease_token = ?}, the partition index) and read back from {@code RETURNING}; time is the
  * database's {@code now()}.
  *
@@ -127,9 +127,10 @@ public final class ClaimRepository {
             """;
 
     // The claims the heartbeat did not extend that are still held (their rows were merely locked): the others are
-    // gone. Fenced like every write that ends a claim (docs/DESIGN.md, "Fencing"), with the status compared as text
-    // so that each row is reached through the primary key (TransitionRepository says why; pitfall P19).
-    private static final String STILL_CLAIMED = """
+    // gone. Also the check of claims that waited for a slot past the bound, before their steps start. Fenced like
+    // every write that ends a claim (docs/DESIGN.md, "Fencing"), with the status compared as text so that each row is
+    // reached through the primary key (TransitionRepository says why; pitfall P19).
+    public static final String STILL_CLAIMED = """
             /* durable: still claimed */
             SELECT d.id, d.lease_token
             FROM {schema}.durable_instance d, unnest(:id::bigint[], :token::bigint[]) AS o(id, token)
@@ -348,10 +349,21 @@ public final class ClaimRepository {
         }
         // Rarely reached: a claim not extended is either busy (skipped while locked) or gone. Ask which.
         List<Claim> missed = claims.stream().filter(claim -> !extended.contains(claim)).toList();
-        Set<Claim> stillClaimed = new HashSet<>(onClaims(stillClaimedSql, missed)
+        Set<Claim> stillClaimed = stillClaimed(missed);
+        return missed.stream().filter(claim -> !stillClaimed.contains(claim)).toList();
+    }
+
+    /**
+     * Which of these claims still hold their rows (executing, with their token), in one statement that takes no lock:
+     * a claim that waited for a slot is checked so before its step starts (docs/DESIGN.md, "Cancel").
+     */
+    public Set<Claim> stillClaimed(List<Claim> claims) {
+        if (claims.isEmpty()) {
+            return Set.of();
+        }
+        return new HashSet<>(onClaims(stillClaimedSql, claims)
                 .query(ClaimRepository::claim)
                 .list());
-        return missed.stream().filter(claim -> !stillClaimed.contains(claim)).toList();
     }
 
     /** Returns up to {@code limit} expired claims to runnable with attempt + 1; the reaped ids by queue. */

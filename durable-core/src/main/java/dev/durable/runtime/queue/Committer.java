@@ -1,8 +1,6 @@
 package dev.durable.runtime.queue;
 
 import dev.durable.Outcome;
-import dev.durable.runtime.EngineSettings;
-import dev.durable.runtime.QueueSettings;
 import dev.durable.runtime.StepEvent;
 import dev.durable.runtime.jdbc.DatabaseErrors;
 import dev.durable.runtime.step.ClaimedStep;
@@ -20,8 +18,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
-import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,8 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Commits the transitions of finished steps: group commit on one thread. A step hands its transition over and its
  * thread is done; the committer takes everything that has piled up and writes it as one batch (a few fenced
- * statements, one transaction), then tells each step what became of it ({@link Result}). It knows nothing of
- * queues, slots or pollers: each step ends itself, and frees its slot, when told.
+ * statements, one transaction), then tells each submission what became of it ({@link Submission#written}). It
+ * knows nothing of queues, slots or pollers: what a result means for its claim is the step's business and its
+ * queue's owner's (docs/DESIGN.md, "The life of a step").
  *
  * <p>When no other step is running, a lone transition is written at once: an idle node pays no latency for
  * batching. While other steps still run user code, the committer holds the first one back for at most
@@ -51,21 +48,59 @@ public final class Committer {
     /** The first pause before writing a batch again: shorter than the loops', a step result is waiting. */
     private static final Duration FIRST_RETRY = Duration.ofMillis(50);
 
-    /** A transition handed over by a step, and who to tell what became of it. */
-    private record Pending(Transition write, Consumer<Result> whenCommitted) {
+    /** A transition handed over by a step: what to write, and who hears what became of it. */
+    public interface Submission {
+
+        /** The transition to write. */
+        Transition write();
+
+        /**
+         * On the committer's thread: what became of the transition, once it is committed, fenced off, abandoned or
+         * discarded. Must be quick.
+         */
+        void written(Result result);
+    }
+
+    /** What the committer asks of the node it runs on, and tells it. */
+    public interface Node {
+
+        /** How many of the node's steps run user code now: their transitions will arrive soon. */
+        int stepsInUserCode();
+
+        /**
+         * A committed batch gave {@code queue} work to pick at once (children it started, parents it woke), so that
+         * this node's poller of it need not wait for its next poll.
+         */
+        void newWork(String queue);
+    }
+
+    /**
+     * What the committer needs to know of the engine's settings.
+     *
+     * @param retryTimeout how long a batch the database cannot take is retried before it is abandoned
+     * @param lease        the lease an inline continuation's commit renews
+     * @param maxBackoff   the longest pause between tries
+     * @param batchWindow  how long a lone transition may wait for others while steps still run user code
+     * @param gatherTarget enough outcomes to free a pick's worth of slots (the largest batch of the node's queues):
+     *                     gathering stops there, so the next pick can overlap
+     */
+    public record Settings(Duration retryTimeout, Duration lease, Duration maxBackoff, Duration batchWindow,
+            int gatherTarget) {
     }
 
     /**
      * What became of a transition.
      *
      * @param continued for a committed {@code next} that kept its claim, the claimed row of the next step to run now
+     * @param sentNanos when (System.nanoTime) the statement that committed it was sent: the claim of a continuation is
+     *                  known to hold its row since then
      */
-    record Result(StepEvent.Fate fate, @Nullable ClaimedStep continued) {
+    public record Result(StepEvent.Fate fate, @Nullable ClaimedStep continued, long sentNanos) {
 
-        static final Result DISCARDED = new Result(StepEvent.Fate.DISCARDED, null);
+        static final Result DISCARDED = new Result(StepEvent.Fate.DISCARDED, null, 0);
 
         Result(StepEvent.Fate fate) {
-            this(fate, null);
+            this(fate, null, 0);
         }
     }
 
@@ -75,35 +110,27 @@ public final class Committer {
     private final Duration retryTimeout;
     private final Duration lease;
     private final Duration maxBackoff;
-    private final IntSupplier stepsInUserCode;
-    private final Consumer<String> newWork;
+    private final Node node;
     private final long batchWindowNanos;
     /** Enough outcomes to free a pick's worth of slots: gathering stops there, so the next pick can overlap. */
     private final int gatherTarget;
-    private final LinkedBlockingQueue<Pending> handedOver = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<Submission> handedOver = new LinkedBlockingQueue<>();
     private final ReentrantLock arrivalLock = new ReentrantLock();
     private final Condition arrival = arrivalLock.newCondition();
     private final BackgroundLoop loop;
     private volatile boolean stopped;
 
-    /**
-     * @param stepsInUserCode how many steps of this node run user code now: their transitions will arrive soon
-     * @param newWork         told of a queue that a committed batch gave work to pick at once (children it started,
-     *                        parents it woke), so that this node's poller of it need not wait for its next poll
-     */
-    public Committer(TransitionRepository transitions, IntSupplier stepsInUserCode, Consumer<String> newWork,
-            NodeLifecycle lifecycle, EngineEvents events, EngineSettings settings) {
+    public Committer(TransitionRepository transitions, Node node, NodeLifecycle lifecycle, EngineEvents events,
+            Settings settings) {
         this.transitions = transitions;
-        this.stepsInUserCode = stepsInUserCode;
-        this.newWork = newWork;
+        this.node = node;
         this.lifecycle = lifecycle;
         this.events = events;
-        this.retryTimeout = settings.outcomeRetryTimeout();
-        this.lease = settings.leaseTtl();
-        this.maxBackoff = settings.maxRetryBackoff();
+        this.retryTimeout = settings.retryTimeout();
+        this.lease = settings.lease();
+        this.maxBackoff = settings.maxBackoff();
         this.batchWindowNanos = settings.batchWindow().toNanos();
-        this.gatherTarget = Math.min(MAX_BATCH, settings.queues().values().stream()
-                .mapToInt(QueueSettings::batchSize).max().orElse(MAX_BATCH));
+        this.gatherTarget = Math.max(1, Math.min(MAX_BATCH, settings.gatherTarget()));
         this.loop = new BackgroundLoop(NAME, this::flushPending, lifecycle, events, maxBackoff);
     }
 
@@ -116,7 +143,7 @@ public final class Committer {
     public void stop(Duration timeout) {
         stopped = true;
         loop.stop(timeout);
-        List<Pending> rest = new ArrayList<>();
+        List<Submission> rest = new ArrayList<>();
         handedOver.drainTo(rest);
         if (!rest.isEmpty()) {
             flush(rest);
@@ -124,21 +151,19 @@ public final class Committer {
     }
 
     /**
-     * Hands over one transition; {@code whenCommitted} is called on the committer's thread once it is committed,
-     * fenced off or abandoned, and must be quick. The step's thread does not wait: its work is done. After
-     * {@link #stop} (a step that outlived its node's shutdown) the transition is discarded, {@code whenCommitted}
-     * is called at once and the row is left to the reaper.
+     * Hands over one transition; the submission hears on the committer's thread what became of it. The step's thread
+     * does not wait: its work is done. After {@link #stop} (a step that outlived its node's shutdown) the transition
+     * is discarded, the submission hears so at once and the row is left to the reaper.
      */
-    void submit(Transition write, Consumer<Result> whenCommitted) {
-        Pending pending = new Pending(write, whenCommitted);
-        handedOver.add(pending);
-        if (stopped && handedOver.remove(pending)) {
-            whenCommitted.accept(Result.DISCARDED);
+    void submit(Submission submission) {
+        handedOver.add(submission);
+        if (stopped && handedOver.remove(submission)) {
+            submission.written(Result.DISCARDED);
             return;
         }
         loop.wake();
         // The committer gathering a batch only needs to look again once the batch may be complete.
-        if (stepsInUserCode.getAsInt() == 0 || handedOver.size() >= gatherTarget) {
+        if (node.stepsInUserCode() == 0 || handedOver.size() >= gatherTarget) {
             signalArrival();
         }
     }
@@ -148,7 +173,7 @@ public final class Committer {
             return IDLE;
         }
         gatherWhileOthersRun();
-        List<Pending> batch = new ArrayList<>();
+        List<Submission> batch = new ArrayList<>();
         handedOver.drainTo(batch, MAX_BATCH);
         if (!batch.isEmpty()) {
             flush(batch);
@@ -156,13 +181,13 @@ public final class Committer {
         return handedOver.isEmpty() ? IDLE : Duration.ZERO;
     }
 
-    private void flush(List<Pending> batch) {
+    private void flush(List<Submission> batch) {
         // The repository reports applied writes by instance id, so two claims of one instance (a reaped step that
         // finished late and its re-run) must not share a statement: the stale one would be reported as applied.
-        List<Pending> round = new ArrayList<>();
-        List<Pending> later = new ArrayList<>();
+        List<Submission> round = new ArrayList<>();
+        List<Submission> later = new ArrayList<>();
         Set<Long> ids = new HashSet<>();
-        for (Pending pending : batch) {
+        for (Submission pending : batch) {
             (ids.add(pending.write().id()) ? round : later).add(pending);
         }
         flushRound(round);
@@ -171,19 +196,20 @@ public final class Committer {
         }
     }
 
-    private void flushRound(List<Pending> batch) {
-        List<Transition> writes = batch.stream().map(Pending::write).toList();
+    private void flushRound(List<Submission> batch) {
+        List<Transition> writes = batch.stream().map(Submission::write).toList();
         long deadline = System.nanoTime() + retryTimeout.toNanos();
         boolean ambiguous = false;
         for (int failures = 0; ; ) {
             try {
+                long sent = System.nanoTime();
                 TransitionRepository.Applied applied = transitions.apply(writes, lease, ambiguous);
                 events.outcomesFlushed();
                 lifecycle.databaseOk(NAME);
                 List<Result> results = new ArrayList<>(batch.size());
                 for (Transition write : writes) {
                     if (applied.applied().contains(write.id())) {
-                        results.add(new Result(StepEvent.Fate.COMMITTED, applied.continued().get(write.id())));
+                        results.add(new Result(StepEvent.Fate.COMMITTED, applied.continued().get(write.id()), sent));
                     } else {
                         log.warn("Outcome {} of instance {} discarded: the claim's lease was lost (the instance was "
                                 + "cancelled, or the row was reaped and may run elsewhere)", write.kind(), write.id());
@@ -191,7 +217,7 @@ public final class Committer {
                     }
                 }
                 complete(batch, results);
-                applied.newWork().forEach(newWork);
+                applied.newWork().forEach(node::newWork);
                 return;
             } catch (RuntimeException e) {
                 failures++;
@@ -234,10 +260,10 @@ public final class Committer {
         }
     }
 
-    /** Tells each step of the batch what became of its transition; each ends itself (and frees its slot) or goes on. */
-    private static void complete(List<Pending> batch, List<Result> results) {
+    /** Tells each submission of the batch what became of its transition. */
+    private static void complete(List<Submission> batch, List<Result> results) {
         for (int k = 0; k < batch.size(); k++) {
-            batch.get(k).whenCommitted().accept(results.get(k));
+            batch.get(k).written(results.get(k));
         }
     }
 
@@ -253,7 +279,7 @@ public final class Committer {
         arrivalLock.lock();
         try {
             long left;
-            while (stepsInUserCode.getAsInt() > 0 && handedOver.size() < gatherTarget && !stopped
+            while (node.stepsInUserCode() > 0 && handedOver.size() < gatherTarget && !stopped
                     && (left = deadline - System.nanoTime()) > 0) {
                 arrival.awaitNanos(left);
             }

@@ -15,19 +15,13 @@ import org.jspecify.annotations.Nullable;
  * and touches no database, so the whole wake-up protocol is tested without one ({@code QueueDeciderTest}). It is not
  * thread-safe: its {@link QueueOwner} calls it under one lock and carries out the decisions after letting go.
  *
- * <p>Two bounds, as before it: a <b>slot</b> is the right to run user code (at most {@code concurrency} steps in user
- * code at once), taken when a step starts and given back when it hands its outcome to the committer; a <b>claim</b>
- * is a row this node holds for the queue, from the pick until it ends. A pick may claim {@link #claimable()} rows:
- * up to a batch, so that the rows waiting or running stay within the slots plus the <b>prefetch</b> (rows that wait
- * for a slot about {@link #PREFETCH_HORIZON_NANOS} on average, from the measured speed of the queue's steps), and the
- * claims within one batch more than that while outcomes commit.
+ * <p>A <b>slot</b> is the right to run user code, taken when a step starts and given back when it hands its outcome
+ * to the committer; a <b>claim</b> is a row this node holds for the queue, from the pick until it ends.
  *
  * @param <C> the claims, as the owner holds them
  */
 final class QueueDecider<C extends HeldClaim> {
 
-    /** How long, on average, a prefetched row may wait for a slot. */
-    static final long PREFETCH_HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /**
      * A claim that waited longer than this since its row was last known held (its pick or its continuation's commit
      * was sent) is checked against its row before its step starts: its instance may have been cancelled meanwhile
@@ -36,18 +30,12 @@ final class QueueDecider<C extends HeldClaim> {
      */
     static final long CHECK_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /**
-     * The longest the poller ignores the probe after picks the probe asked for found nothing: the due rows are not this
-     * node's to take, for now (a partition key busy elsewhere) or for good (a machine version it does not run). The
-     * pause starts at a poll interval and doubles with every such pick in a row, up to this.
+     * The longest the poller ignores the probe after picks the probe asked for found nothing (the due rows are not this
+     * node's to take); the pause starts at a poll interval and doubles with every such pick in a row, up to this.
      */
     static final long AFTER_FUTILE_PICK_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /**
-     * The longest the poller sleeps without being woken: it learns of work from the probe, from this node's own
-     * starts, signals and commits, and from the next due row it asked for; this is only a safety net.
-     */
+    /** The longest the poller sleeps without being woken: only a safety net, wakes tell it of work. */
     static final long LONGEST_PAUSE_NANOS = TimeUnit.MINUTES.toNanos(1);
-    /** The weight of the latest step in the moving average of step durations. */
-    private static final double DURATION_WEIGHT = 0.05;
 
     private final int concurrency;
     private final int batchSize;
@@ -56,18 +44,20 @@ final class QueueDecider<C extends HeldClaim> {
 
     // Slots and claims.
     private int freeSlots;
-    private int claims;
+    /** Claims promised to rows a local start is inserting: they count as claims until the rows arrive. */
+    private int promised;
     private int committing;
     private final ArrayDeque<C> waiting = new ArrayDeque<>();
-    private @Nullable HeldClaim firstHeld;
-
-    // The prefetch: a moving average of the steps' time in user code, in nanoseconds; negative until the first.
-    private double meanStepNanos = -1;
-    private long timedSteps;
+    private final ClaimList<C> held = new ClaimList<>();
+    private final Prefetch prefetch;
 
     // The poller.
     private boolean paused;
+    /** The node works the queue: it started, and is not stopping. */
+    private boolean working;
     private boolean draining;
+    /** The poller's pick is out: no promise to a local start until its rows are in. */
+    private boolean picking;
     /** The last pick found as many rows as it asked for: more are likely due. */
     private boolean backlog;
     private boolean gathering;
@@ -91,13 +81,16 @@ final class QueueDecider<C extends HeldClaim> {
         this.batchWindowNanos = batchWindow.toNanos();
         this.pollIntervalNanos = pollInterval.toNanos();
         this.freeSlots = concurrency;
+        this.prefetch = new Prefetch(concurrency, batchSize);
     }
 
     // ---- The poller's events
 
     /** The node starts (again): the queue is worked; its poller's first turn comes at once. */
     void start() {
+        working = true;
         draining = false;
+        picking = false;
         pollerAsleep = true;
         wakeSent = false;
         pollAgain = false;
@@ -135,19 +128,19 @@ final class QueueDecider<C extends HeldClaim> {
             }
         }
         gathering = false;
+        picking = true;
         return Decisions.Poll.pick(limit);
     }
 
     /**
      * The poller's pick, sent at {@code sentAt}, claimed {@code rows} of the {@code asked}: they wait for a slot, in
-     * pick order, and start as slots allow. A full batch suggests more is due: the poller picks again at once. So does
-     * a partial batch holding partitioned rows while room is left: the pick takes one row per key, so the head of a
-     * hot key can fill the candidates and hide other keys, which the next pick reaches. Otherwise it sleeps until the
-     * next waiting row falls due, at most a poll interval if this pick found work (a partition key busy elsewhere may
-     * free soon), else until woken.
+     * pick order. A full batch, or a partial one holding partitioned rows while room is left (the pick takes one row
+     * per key, so a hot key can hide others), is followed by another pick at once; otherwise the poller sleeps until
+     * the next waiting row falls due, at most a poll interval if this pick found work, else until woken.
      */
     Decisions<C> picked(List<C> rows, int asked, long sentAt, long now) {
         Decisions<C> decisions = new Decisions<>();
+        picking = false;
         backlog = rows.size() == asked;
         if (pickByProbe && rows.isEmpty()) {
             futilePauseNanos = futilePauseNanos == 0 ? pollIntervalNanos
@@ -183,6 +176,7 @@ final class QueueDecider<C extends HeldClaim> {
 
     /** The pick failed (the poller's loop backs off): wakes reach the poller again. */
     void pickFailed() {
+        picking = false;
         pollerAsleep = true;
         wakeSent = false;
     }
@@ -223,6 +217,53 @@ final class QueueDecider<C extends HeldClaim> {
         return wake();
     }
 
+    // ---- Local starts (docs/DESIGN.md, "Local starts")
+
+    /**
+     * A local start asks for a claim for a row it is about to insert: promised only if the row would start here at
+     * once — the node works the queue, it is not paused, the last pick found no backlog, no pick is out, no claimed row
+     * waits, a slot is free that no earlier promise took, and a pick could claim a row now. The promise counts as a
+     * claim from now on, until the row arrives ({@link #claimedAtStart}) or it is taken back ({@link #unpromise}).
+     */
+    boolean promise() {
+        if (!working || paused || backlog || picking || !waiting.isEmpty() || freeSlots - promised <= 0
+                || claimable() <= 0) {
+            return false;
+        }
+        promised++;
+        return true;
+    }
+
+    /** A promise is taken back: the start did not claim its row, or rolled back. */
+    Decisions<C> unpromise() {
+        Decisions<C> decisions = new Decisions<>();
+        promised = Math.max(0, promised - 1);
+        roomMayHaveCome(decisions);
+        return decisions;
+    }
+
+    /**
+     * The start whose rows were promised claims committed them, claimed, and known held since {@code heldSince}: they
+     * join the queue as picked rows do, and start in the slots they were promised. A node that stops meanwhile hands
+     * them back.
+     */
+    Decisions<C> claimedAtStart(List<C> rows, long heldSince, long now) {
+        Decisions<C> decisions = new Decisions<>();
+        for (C claim : rows) {
+            promised = Math.max(0, promised - 1);
+            hold(claim);
+            claim.heldSince = heldSince;
+            if (working) {
+                waiting.addLast(claim);
+            } else {
+                claim.phase(HeldClaim.Phase.RELEASED);
+                decisions.handBack(claim);
+            }
+        }
+        dispatch(decisions, now);
+        return decisions;
+    }
+
     // ---- The steps' events
 
     /**
@@ -241,7 +282,7 @@ final class QueueDecider<C extends HeldClaim> {
             return decisions;
         }
         claim.phase(HeldClaim.Phase.COMMITTING);
-        recordDuration(now - claim.startedAt);
+        prefetch.timed(now - claim.startedAt);
         freeSlot(claim);
         boolean keeps = keepClaim && !draining;
         if (!keeps) {
@@ -255,13 +296,10 @@ final class QueueDecider<C extends HeldClaim> {
     }
 
     /**
-     * A claim ended (its outcome was written or fenced off, abandoned or discarded; or its step never committed): its
-     * row is no longer this node's, and its slot, if it still held one, is free. The poller hears of it when a pick is
-     * worth making: when it sleeps for want of room; when the claim ended without a commit (its row may be runnable
-     * again); while the queue has a backlog, when the last committing claim is back or a whole batch is claimable;
-     * and when the outcome {@code leavesWork}: a committed {@code next}, {@code retry} or {@code await}, or a
-     * partitioned row's end, which may have left a row to pick now or at a due time. Without a backlog an ended claim
-     * says nothing of work to pick. A second end of the same claim changes nothing.
+     * A claim ended (its outcome written, fenced off, abandoned or discarded; or its step never committed): its slot,
+     * if it still held one, is free. The poller hears of it when a pick is worth making (docs/DESIGN.md, "The life of
+     * a step", 6.); {@code leavesWork}: a committed {@code next}, {@code retry} or {@code await}, or a partitioned
+     * row's end, may have left a row to pick. A second end of the same claim changes nothing.
      */
     Decisions<C> ended(C claim, boolean leavesWork, long now) {
         Decisions<C> decisions = new Decisions<>();
@@ -305,17 +343,21 @@ final class QueueDecider<C extends HeldClaim> {
     }
 
     /**
-     * The rows of claims being checked were read: {@code held} are still this node's claims and start now (they keep
-     * the slots they took); {@code gone} ones (their instance was cancelled, or their lease lost) end without running,
-     * and so does a claim handed back or reported gone while it was checked.
+     * The rows of claims being checked were read: {@code stillHeld} ones start now in the slots they took (or are
+     * handed back if the node began to stop meanwhile); {@code gone} ones (their instance cancelled, or their lease
+     * lost) end without running, and so does a claim handed back or reported gone while it was checked.
      */
-    Decisions<C> checked(List<C> held, List<C> gone, long now) {
+    Decisions<C> checked(List<C> stillHeld, List<C> gone, long now) {
         Decisions<C> decisions = new Decisions<>();
         for (C claim : gone) {
             drop(claim, now, decisions);
         }
-        for (C claim : held) {
-            if (claim.phase() == HeldClaim.Phase.CHECKING && claim.goneWhileChecking == null) {
+        for (C claim : stillHeld) {
+            if (claim.phase() == HeldClaim.Phase.CHECKING && claim.goneWhileChecking == null && draining) {
+                claim.phase(HeldClaim.Phase.RELEASED); // the node stops: it runs only what already runs
+                claim.inHand = false;
+                decisions.handBack(claim);
+            } else if (claim.phase() == HeldClaim.Phase.CHECKING && claim.goneWhileChecking == null) {
                 claim.phase(HeldClaim.Phase.RUNNING);
                 claim.startedAt = now;
                 decisions.start(claim);
@@ -345,13 +387,8 @@ final class QueueDecider<C extends HeldClaim> {
      */
     Decisions<C> drain() {
         draining = true;
-        Decisions<C> decisions = new Decisions<>();
-        for (C claim : waiting) {
-            claim.phase(HeldClaim.Phase.RELEASED);
-            decisions.handBack(claim);
-        }
-        waiting.clear();
-        return decisions;
+        working = false;
+        return handBackWaiting(new Decisions<>());
     }
 
     /**
@@ -359,15 +396,8 @@ final class QueueDecider<C extends HeldClaim> {
      * user code are interrupted; whatever they return is discarded. Each keeps its slot until its step ends.
      */
     Decisions<C> releaseUnfinished() {
-        draining = true;
-        Decisions<C> decisions = new Decisions<>();
-        for (C claim : waiting) {
-            claim.phase(HeldClaim.Phase.RELEASED);
-            decisions.handBack(claim);
-        }
-        waiting.clear();
-        for (HeldClaim held = firstHeld; held != null; held = held.nextHeld) {
-            C claim = cast(held);
+        Decisions<C> decisions = drain();
+        held.forEach(claim -> {
             if (claim.phase() == HeldClaim.Phase.RUNNING) {
                 claim.phase(HeldClaim.Phase.RELEASED);
                 decisions.handBack(claim);
@@ -376,7 +406,7 @@ final class QueueDecider<C extends HeldClaim> {
                 claim.phase(HeldClaim.Phase.RELEASED);
                 decisions.handBack(claim);
             }
-        }
+        });
         return decisions;
     }
 
@@ -398,6 +428,7 @@ final class QueueDecider<C extends HeldClaim> {
 
     /** How many rows a pick may claim now (see the class comment). */
     int claimable() {
+        int claims = held.size() + promised;
         int ahead = concurrency + prefetch();
         int notCommitting = claims - committing;
         return Math.max(0, Math.min(batchSize, Math.min(ahead - notCommitting, ahead + batchSize - claims)));
@@ -405,11 +436,7 @@ final class QueueDecider<C extends HeldClaim> {
 
     /** How many rows may wait for a slot now, from the measured speed of the queue's steps; none before it is known. */
     int prefetch() {
-        if (meanStepNanos < 0) {
-            return 0;
-        }
-        double rows = concurrency * (double) PREFETCH_HORIZON_NANOS / Math.max(meanStepNanos, 1.0);
-        return (int) Math.min(batchSize, rows);
+        return prefetch.rows();
     }
 
     int concurrency() {
@@ -418,7 +445,12 @@ final class QueueDecider<C extends HeldClaim> {
 
     /** Rows this node holds for the queue: waiting, being checked, running, committing, or handed back. */
     int claims() {
-        return claims;
+        return held.size();
+    }
+
+    /** Claims promised to local starts whose rows have not arrived. */
+    int promised() {
+        return promised;
     }
 
     /** Claims whose outcome is with the committer and ends them. */
@@ -440,18 +472,21 @@ final class QueueDecider<C extends HeldClaim> {
         return backlog;
     }
 
-    boolean isPaused() {
-        return paused;
-    }
-
     /** Every claim held, newest first. */
     void forEachHeld(Consumer<? super C> action) {
-        for (HeldClaim held = firstHeld; held != null; held = held.nextHeld) {
-            action.accept(cast(held));
-        }
+        held.forEach(action);
     }
 
     // ---- Inside
+
+    private Decisions<C> handBackWaiting(Decisions<C> decisions) {
+        for (C claim : waiting) {
+            claim.phase(HeldClaim.Phase.RELEASED);
+            decisions.handBack(claim);
+        }
+        waiting.clear();
+        return decisions;
+    }
 
     /** Starts waiting claims, in line, while slots are free; one that waited past the bound is checked first. */
     private void dispatch(Decisions<C> decisions, long now) {
@@ -488,11 +523,11 @@ final class QueueDecider<C extends HeldClaim> {
             waiting.remove(claim);
         }
         if (timed && claim.holdsSlot && before == HeldClaim.Phase.RUNNING) {
-            recordDuration(now - claim.startedAt); // a step that died: its time counts too
+            prefetch.timed(now - claim.startedAt); // a step that died: its time counts too
         }
         claim.phase(HeldClaim.Phase.ENDED);
         claim.inHand = false;
-        unhold(claim);
+        held.remove(claim);
         freeSlot(claim);
         boolean wasCommitting = claim.committing;
         if (wasCommitting) {
@@ -516,11 +551,9 @@ final class QueueDecider<C extends HeldClaim> {
 
     private Decisions<C> lose(long id, long token, InterruptReason reason, long now) {
         Decisions<C> decisions = new Decisions<>();
-        for (HeldClaim held = firstHeld; held != null; ) {
-            C claim = cast(held);
-            held = held.nextHeld; // before the claim may leave the list
+        held.forEach(claim -> {
             if (claim.id() != id || (token >= 0 && claim.token() != token)) {
-                continue;
+                return;
             }
             switch (claim.phase()) {
                 case WAITING -> drop(claim, now, decisions);
@@ -530,7 +563,7 @@ final class QueueDecider<C extends HeldClaim> {
                     // Committing: its fate is the fence's. Handed back or ended: nothing runs.
                 }
             }
-        }
+        });
         return decisions;
     }
 
@@ -552,42 +585,9 @@ final class QueueDecider<C extends HeldClaim> {
         return Decisions.Poll.pause(nanos);
     }
 
-    private void recordDuration(long nanos) {
-        // The mean of the first steps, then a moving average: a slow first step (a cold JVM) soon counts for little.
-        timedSteps++;
-        double weight = Math.max(DURATION_WEIGHT, 1.0 / timedSteps);
-        meanStepNanos = meanStepNanos < 0 ? nanos : meanStepNanos + weight * (nanos - meanStepNanos);
-    }
 
     private void hold(C claim) {
-        claims++;
         claim.phase(HeldClaim.Phase.WAITING);
-        claim.previousHeld = null;
-        claim.nextHeld = firstHeld;
-        if (firstHeld != null) {
-            firstHeld.previousHeld = claim;
-        }
-        firstHeld = claim;
-    }
-
-    private void unhold(C claim) {
-        claims--;
-        HeldClaim before = claim.previousHeld;
-        HeldClaim after = claim.nextHeld;
-        if (before == null) {
-            firstHeld = after;
-        } else {
-            before.nextHeld = after;
-        }
-        if (after != null) {
-            after.previousHeld = before;
-        }
-        claim.previousHeld = null;
-        claim.nextHeld = null;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <C extends HeldClaim> C cast(HeldClaim held) {
-        return (C) held;
+        held.add(claim);
     }
 }

@@ -1,37 +1,25 @@
 package dev.durable.runtime.queue;
 
-import dev.durable.runtime.step.Claim;
 import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.step.NewInstance;
-import dev.durable.runtime.support.EngineEvents;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The claims a local start makes on the rows it inserts (docs/DESIGN.md, "Local starts"): before the
- * insert, a claim is promised by the row's queue on this node when the row would start here at once; the insert claims
- * the row when nothing stands before it in its queue; once the start commits, the claimed rows go to the executor as
- * picked rows do. Promises not used, and those of a start that rolled back, are taken back.
+ * The claims a local start makes on the rows it inserts (docs/DESIGN.md, "Local starts"): before the insert, the owner
+ * of the row's queue on this node promises it a claim when the row would start here at once; the insert claims the row
+ * when nothing stands before it in its queue; once the start commits, the claimed rows join their owners as picked
+ * rows do. Promises not used, and those of a start that rolled back, are taken back.
  */
 public final class StartClaims {
 
-    private static final Logger log = LoggerFactory.getLogger(StartClaims.class);
+    private final QueueOwners owners;
 
-    private final Map<String, QueuePoller> queues;
-    private final StepExecutor executor;
-    private final ClaimRepository claims;
-    private final EngineEvents events;
-
-    public StartClaims(Map<String, QueuePoller> queues, StepExecutor executor, ClaimRepository claims, EngineEvents events) {
-        this.queues = queues;
-        this.executor = executor;
-        this.claims = claims;
-        this.events = events;
+    public StartClaims(QueueOwners owners) {
+        this.owners = owners;
     }
 
     /**
@@ -42,9 +30,9 @@ public final class StartClaims {
         boolean[] reserved = new boolean[rows.size()];
         for (int i = 0; i < rows.size(); i++) {
             NewInstance row = rows.get(i);
-            QueuePoller queue = queues.get(row.queue());
-            reserved[i] = queue != null && row.delayMillis() == 0 && row.partitionKey() == null
-                    && queue.reserveForStart(row.machine(), row.version());
+            QueueOwner owner = owners.get(row.queue());
+            reserved[i] = owner != null && row.delayMillis() == 0 && row.partitionKey() == null
+                    && owner.promise(row.machine(), row.version());
         }
         return reserved;
     }
@@ -53,7 +41,7 @@ public final class StartClaims {
     public void unreserve(List<NewInstance> rows, boolean[] reserved, List<@Nullable ClaimedStep> claimed) {
         for (int i = 0; i < rows.size(); i++) {
             if (reserved[i] && claimed.get(i) == null) {
-                queues.get(rows.get(i).queue()).slots().unreserve();
+                owner(rows.get(i).queue()).unpromise();
             }
         }
     }
@@ -62,40 +50,31 @@ public final class StartClaims {
     public void unreserveAll(List<NewInstance> rows, boolean[] reserved) {
         for (int i = 0; i < rows.size(); i++) {
             if (reserved[i]) {
-                queues.get(rows.get(i).queue()).slots().unreserve();
+                owner(rows.get(i).queue()).unpromise();
             }
         }
     }
 
     /**
-     * The start committed: its claimed rows run here as picked rows do. A queue that stopped meanwhile (the node is
-     * stopping) hands its rows back at once, as it does its waiting rows.
+     * The start committed: its claimed rows join their queues' owners as picked rows do. An owner whose node is
+     * stopping hands them back at once, as it does its waiting rows.
      */
     public void committed(List<@Nullable ClaimedStep> claimed) {
-        List<Claim> handBack = new ArrayList<>();
-        Map<String, Integer> accepted = new TreeMap<>();
+        Map<String, List<ClaimedStep>> byQueue = new LinkedHashMap<>();
         for (ClaimedStep step : claimed) {
-            if (step == null) {
-                continue;
-            }
-            QueuePoller queue = queues.get(step.queue());
-            if (queue.isPolling()) {
-                accepted.merge(step.queue(), 1, Integer::sum);
-                executor.acceptAtStart(step, queue.slots());
-            } else {
-                handBack.add(step.claim());
-                queue.slots().unreserve();
+            if (step != null) {
+                byQueue.computeIfAbsent(step.queue(), queue -> new ArrayList<>(1)).add(step);
             }
         }
-        // Claims like a pick's, and counted as such (EngineStats.picked, DurableListener.picked).
-        accepted.forEach(events::picked);
-        if (!handBack.isEmpty()) {
-            try {
-                claims.release(handBack);
-            } catch (RuntimeException e) {
-                log.warn("Could not hand back {} rows a start claimed while the node stopped; their leases will"
-                        + " expire instead: {}", handBack.size(), e.toString());
-            }
+        byQueue.forEach((queue, rows) -> owner(queue).claimedAtStart(rows));
+    }
+
+    private QueueOwner owner(String queue) {
+        QueueOwner owner = owners.get(queue);
+        if (owner == null) {
+            throw new IllegalStateException("a start was promised a claim on queue '" + queue
+                    + "', which this node does not work");
         }
+        return owner;
     }
 }

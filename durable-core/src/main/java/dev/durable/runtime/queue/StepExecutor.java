@@ -1,7 +1,6 @@
 package dev.durable.runtime.queue;
 
 import dev.durable.Outcome;
-import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.StepEvent;
 import dev.durable.runtime.step.Claim;
 import dev.durable.runtime.step.ClaimedStep;
@@ -9,24 +8,26 @@ import dev.durable.runtime.step.StepRunner;
 import dev.durable.runtime.step.Transition;
 import dev.durable.runtime.support.EngineEvents;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiPredicate;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs claimed steps, one straight line each: a claimed row waits for a slot of its queue ({@link QueueSlots}), a step
- * thread runs the user's code ({@link StepRunner}), hands the transition to the {@link Committer} and gives the slot
- * back, and is done; once the transition is committed (or fenced off) the committer calls back, and the step ends
- * ({@link RunningStep#end()}), which gives back its claim. Every way a step can end (committed, fenced, abandoned,
- * discarded at shutdown, died of an Error, never started) goes through {@link #end}.
+ * Runs the steps of claims their queue's owner started, one straight line each (docs/DESIGN.md, "The life of a
+ * step"): a step thread runs the user's code ({@link StepRunner}), tells the owner its user code is over (which gives
+ * the slot to the next waiting row), hands the transition to the {@link Committer} and is done; when the committer
+ * says what became of it ({@link RunningStep#written}), the claim ends, or goes on with an inline chain's next step,
+ * and the owner hears of it. It carries out the owner's other decisions too: it checks the rows of claims that waited
+ * past the bound, in one statement per group, hands rows back and interrupts steps.
  *
  * <p>With inline execution on, a {@code next} keeps the claim: once its commit is confirmed, the next step runs on
  * the same claim as soon as a slot is free, ahead of the queue's waiting rows, up to {@link #MAX_INLINE_STEPS} steps
@@ -47,160 +48,182 @@ public final class StepExecutor {
 
     private final StepRunner runner;
     private final Committer committer;
-    private final InFlightSteps inFlight;
+    private final ClaimRepository claims;
     private final EngineEvents events;
     private final Executor threads;
     private final ScheduledExecutorService timer;
     private final Duration zombieGracePeriod;
     private final boolean inline;
-    private final BooleanSupplier draining;
-    private final Consumer<Claim> release;
-    private final BiPredicate<Claim, String> returnCrashed;
 
-    public StepExecutor(StepRunner runner, Committer committer, InFlightSteps inFlight, EngineEvents events,
-            Executor threads, ScheduledExecutorService timer, EngineSettings settings, BooleanSupplier draining,
-            Consumer<Claim> release, BiPredicate<Claim, String> returnCrashed) {
+    /**
+     * @param inline whether a {@code next} without delay keeps its claim and runs the next step at once
+     */
+    public StepExecutor(StepRunner runner, Committer committer, ClaimRepository claims, EngineEvents events,
+            Executor threads, ScheduledExecutorService timer, Duration zombieGracePeriod, boolean inline) {
         this.runner = runner;
         this.committer = committer;
-        this.inFlight = inFlight;
+        this.claims = claims;
         this.events = events;
         this.threads = threads;
         this.timer = timer;
-        this.zombieGracePeriod = settings.zombieGracePeriod();
-        this.inline = settings.inlineNextSteps();
-        this.draining = draining;
-        this.release = release;
-        this.returnCrashed = returnCrashed;
+        this.zombieGracePeriod = zombieGracePeriod;
+        this.inline = inline;
     }
 
-    /**
-     * Takes a row just claimed on {@code queue} by its poller: it holds one of the queue's claims
-     * from now on, is kept alive by the heartbeat, and starts on a step thread as soon as the queue has a free slot.
-     */
-    void accept(ClaimedStep claimed, QueueSlots queue) {
-        RunningStep running = new RunningStep(claimed, queue);
-        inFlight.add(running);
-        queue.claimed(running);
-    }
-
-    /**
-     * Takes a row a local start inserted claimed, for the claim {@code queue} promised it ({@link QueueSlots#reserve()}):
-     * from now on as a picked row.
-     */
-    void acceptAtStart(ClaimedStep claimed, QueueSlots queue) {
-        RunningStep running = new RunningStep(claimed, queue);
-        inFlight.add(running);
-        queue.claimedAtStart(running);
-    }
-
-    /**
-     * Starts a step that has just taken a slot of its queue ({@link QueueSlots}'s starter). A waiting row whose claim
-     * was lost meanwhile (its instance cancelled, or reaped) does not run: its outcome would be fenced off.
-     */
-    void start(RunningStep running) {
-        RunningStep.InterruptReason lost = running.interruptReason();
-        if (lost == RunningStep.InterruptReason.CANCELLED || lost == RunningStep.InterruptReason.LEASE_LOST) {
-            log.info("Not starting {}: its claim is gone ({})", running, lost);
-            end(running);
-            return;
-        }
+    /** Starts the step of a claim that took a slot, on a step thread. */
+    void launch(RunningStep step) {
         try {
-            threads.execute(() -> runStep(running));
+            threads.execute(() -> runStep(step));
         } catch (RejectedExecutionException e) {
             // The node is stopping: hand the row back (a fresh claim; an inline one is ours alone to release).
-            log.warn("Could not start {}: {}", running, e.toString());
-            release.accept(running.claim());
-            end(running);
+            log.warn("Could not start {}: {}", step, e.toString());
+            handBack(List.of(step));
+            step.owner().neverRan(step);
         }
     }
 
-    /** Interrupts a running step and starts watching it for zombiehood. */
-    public void interrupt(RunningStep running, RunningStep.InterruptReason reason) {
-        ClaimedStep interrupted = running.claimed();
-        if (running.interrupt(reason)) {
-            log.info("Interrupting {}: {}", running, reason);
-            timer.schedule(() -> checkZombie(running, interrupted), zombieGracePeriod.toMillis(),
+    /**
+     * Checks the rows of claims that waited past the bound before their steps start, in one statement, on a step
+     * thread: the owner hears which are still this node's claims (they start) and which are gone (they never do).
+     */
+    void check(List<RunningStep> waited) {
+        try {
+            threads.execute(() -> checkRows(waited));
+        } catch (RejectedExecutionException e) {
+            checkRows(waited); // the node is stopping: on this thread, once
+        }
+    }
+
+    private void checkRows(List<RunningStep> waited) {
+        List<RunningStep> held = new ArrayList<>(waited.size());
+        List<RunningStep> gone = new ArrayList<>();
+        try {
+            Set<Claim> stillClaimed = new HashSet<>(claims.stillClaimed(waited.stream().map(RunningStep::claim)
+                    .toList()));
+            for (RunningStep step : waited) {
+                (stillClaimed.contains(step.claim()) ? held : gone).add(step);
+            }
+        } catch (RuntimeException e) {
+            // Unchecked, a step might start after its instance was cancelled: none starts, and their leases expire.
+            log.warn("Could not check {} claimed rows that waited for a slot; they do not run now, their rows are "
+                    + "left to the reaper: {}", waited.size(), e.toString());
+            held.clear();
+            gone.clear();
+            gone.addAll(waited);
+        }
+        waited.get(0).owner().checked(held, gone);
+    }
+
+    /** Hands claims back to runnable in one fenced statement; if the database cannot be reached, leases expire. */
+    void handBack(List<RunningStep> released) {
+        List<Claim> handed = released.stream().map(RunningStep::claim).toList();
+        try {
+            List<Long> ids = claims.release(handed);
+            events.released(ids.size());
+            if (!ids.isEmpty()) {
+                log.info("Released {} claimed steps back to runnable: {}", ids.size(), ids);
+            }
+        } catch (RuntimeException e) {
+            log.warn("Could not release {} claims; their leases will expire instead: {}", handed.size(), e.toString());
+        }
+    }
+
+    /** Interrupts a step in user code and starts watching it for zombiehood. */
+    void interrupt(RunningStep step, @Nullable InterruptReason reason) {
+        if (reason == null) {
+            return;
+        }
+        ClaimedStep interrupted = step.claimed();
+        if (step.interrupt(reason)) {
+            log.info("Interrupting {}: {}", step, reason);
+            timer.schedule(() -> checkZombie(step, interrupted), zombieGracePeriod.toMillis(),
                     TimeUnit.MILLISECONDS);
         }
     }
 
     /** On a step thread: runs the current step and hands its transition to the committer. */
-    private void runStep(RunningStep running) {
-        running.attach(Thread.currentThread());
-        ScheduledFuture<?> timeout = scheduleTimeout(running);
+    private void runStep(RunningStep step) {
+        step.attach(Thread.currentThread());
+        if (step.phase() != HeldClaim.Phase.RUNNING || step.gone()) {
+            // Its claim went (a cancel, a lost lease, a hand-back) between the start decision and this thread.
+            step.detach();
+            Thread.interrupted();
+            log.info("Not starting {}: its claim is gone ({})", step, step.phase() == HeldClaim.Phase.RUNNING
+                    ? step.interruptReason() : "released");
+            step.owner().neverRan(step);
+            return;
+        }
+        ScheduledFuture<?> timeout = scheduleTimeout(step);
         StepRunner.Decision decision;
         try {
-            decision = runner.run(running);
+            decision = runner.run(step);
         } catch (Error error) {
-            // Not a business failure: no outcome is written and no error handler runs,
-            // as after a crash. The node knows at once, so it hands the claim back at once (attempt + 1), fenced;
-            // if that write fails, leaving the in-flight set stops the heartbeat, the lease expires and the reaper
-            // hands it back instead.
+            // Not a business failure: no outcome is written and no error handler runs, as after a crash. The node
+            // knows at once, so it hands the claim back at once (attempt + 1), fenced; if that write fails, the
+            // claim's end stops the heartbeat, the lease expires and the reaper hands it back instead.
             cancel(timeout);
+            step.detach();
             Thread.interrupted(); // an interrupt that came with the Error must not fail the hand-back
-            returnCrashed(running, error);
-            finished(running, null, Committer.Result.DISCARDED);
-            end(running);
-            Thread.interrupted(); // detached: a late interrupt must not leak into what this thread does next
+            returnCrashed(step, error);
+            finished(step, null, Committer.Result.DISCARDED);
+            step.owner().ended(step, false);
+            Thread.interrupted();
             return;
         }
         cancel(timeout);
         Transition transition = decision.transition()
-                .took(Duration.ofNanos(System.nanoTime() - running.startedNanos()).toMillis());
-        boolean keepClaim = inline && running.inlineSteps() < MAX_INLINE_STEPS && transition.kind() == Outcome.Kind.NEXT
-                && transition.delayMillis() == 0 && !running.isZombie() && !draining.getAsBoolean();
-        if (!running.beginCommitting(!keepClaim)) {
+                .took(Duration.ofNanos(System.nanoTime() - step.startedNanos()).toMillis());
+        boolean keepClaim = inline && step.inlineSteps() < MAX_INLINE_STEPS
+                && transition.kind() == Outcome.Kind.NEXT && transition.delayMillis() == 0 && !step.isZombie();
+        step.detach();
+        Decisions.Verdict verdict = step.owner().userCodeOver(step, keepClaim); // starts the next waiting row
+        Thread.interrupted(); // detached: no interrupt comes after this one is cleared
+        if (verdict == Decisions.Verdict.DISCARD) {
             // Released at shutdown: the row is runnable again, the outcome is discarded.
-            finished(running, decision, Committer.Result.DISCARDED);
-            end(running);
-            Thread.interrupted();
+            finished(step, decision, Committer.Result.DISCARDED);
+            step.owner().ended(step, false);
             return;
         }
-        Thread.interrupted(); // detached by beginCommitting: no interrupt comes after this one is cleared
-        Transition write = keepClaim ? transition.keepingClaim(running.inlineSteps()) : transition;
-        committer.submit(write, result -> committed(running, decision, result));
+        step.committing(decision, verdict == Decisions.Verdict.COMMIT_KEEPING_CLAIM
+                ? transition.keepingClaim(step.inlineSteps()) : transition);
+        committer.submit(step);
     }
 
-    private void returnCrashed(RunningStep running, Error error) {
-        String reason = "step '" + running.claimed().step() + "' died of " + StepRunner.describe(error);
+    private void returnCrashed(RunningStep step, Error error) {
+        String reason = "step '" + step.claimed().step() + "' died of " + StepRunner.describe(error);
         try {
-            if (returnCrashed.test(running.claim(), reason)) {
-                log.error("{} died of {}; treating it as a crash: handed back to its queue (attempt + 1)", running,
+            if (claims.returnCrashed(step.claim(), reason)) {
+                log.error("{} died of {}; treating it as a crash: handed back to its queue (attempt + 1)", step,
                         error.toString(), error);
             } else {
-                log.error("{} died of {}; its claim was already gone (reaped), nothing to hand back", running,
+                log.error("{} died of {}; its claim was already gone (reaped), nothing to hand back", step,
                         error.toString(), error);
             }
         } catch (RuntimeException e) {
             log.error("{} died of {}; treating it as a crash. Handing it back failed ({}), so its row is left to the"
-                    + " reaper once its lease expires", running, error.toString(), e.toString(), error);
+                    + " reaper once its lease expires", step, error.toString(), e.toString(), error);
         }
     }
 
     /**
      * On the committer's thread: the current step's transition was committed, fenced off, abandoned or discarded. The
-     * claim goes on with the next step of an inline chain (which waits for a slot ahead of the queue's claimed rows),
-     * or ends.
+     * claim goes on with the next step of an inline chain, or ends; its owner hears of it.
      */
-    private void committed(RunningStep running, StepRunner.Decision decision, Committer.Result result) {
-        finished(running, decision, result);
-        if (result.fate() == StepEvent.Fate.COMMITTED && result.continued() == null
-                && (leavesRowToPick(decision.transition()) || running.claimed().partitionKey() != null)) {
-            running.queue().workMayBeDue();
-        }
+    void written(RunningStep step, Committer.Result result) {
+        StepRunner.Decision decision = step.decision();
+        finished(step, decision, result);
         ClaimedStep next = result.continued();
-        if (next == null) {
-            end(running);
+        if (next != null) {
+            step.continueWith(next); // same claim: it waits for a slot again, first in line
+            step.owner().continued(step, result.sentNanos());
             return;
         }
-        if (draining.getAsBoolean()) {
-            // The node is stopping: hand the row back instead of starting another step on it.
-            release.accept(next.claim());
-            end(running);
-            return;
+        boolean leavesWork = result.fate() == StepEvent.Fate.COMMITTED
+                && (leavesRowToPick(decision.transition()) || step.claimed().partitionKey() != null);
+        step.owner().ended(step, leavesWork);
+        if (step.isZombie()) {
+            log.warn("Zombie {} has ended", step);
         }
-        running.continueWith(next); // same claim: it waits for a slot again, first in line
-        running.queue().continued(running);
     }
 
     /** Whether a committed transition may leave its row runnable, now or at a due time. */
@@ -211,9 +234,8 @@ public final class StepExecutor {
         };
     }
 
-    private void finished(RunningStep running, StepRunner.@Nullable Decision decision,
-            Committer.Result result) {
-        ClaimedStep claimed = running.claimed();
+    private void finished(RunningStep step, StepRunner.@Nullable Decision decision, Committer.Result result) {
+        ClaimedStep claimed = step.claimed();
         if (decision != null && result.fate() == StepEvent.Fate.COMMITTED) {
             if (decision.transition().kind() == Outcome.Kind.STOP) {
                 reportFailure(claimed, decision);
@@ -225,7 +247,7 @@ public final class StepExecutor {
         }
         events.stepFinished(new StepEvent(claimed.id(), claimed.machine(), claimed.version(), claimed.step(),
                 claimed.queue(), claimed.leaseToken(), decision == null ? null : decision.outcome(), result.fate(),
-                Duration.ofNanos(System.nanoTime() - running.startedNanos()),
+                Duration.ofNanos(System.nanoTime() - step.startedNanos()),
                 decision == null ? null : decision.error()));
     }
 
@@ -273,21 +295,12 @@ public final class StepExecutor {
                 String.valueOf(reason));
     }
 
-    /** The step's work on its claim is over: it ends, which gives back its claim (and slot), and leaves the in-flight set. */
-    public void end(RunningStep running) {
-        running.end();
-        inFlight.remove(running);
-        if (running.isZombie()) {
-            log.warn("Zombie {} has ended", running);
-        }
-    }
-
-    private @Nullable ScheduledFuture<?> scheduleTimeout(RunningStep running) {
-        Duration timeout = runner.timeoutOf(running.claimed());
+    private @Nullable ScheduledFuture<?> scheduleTimeout(RunningStep step) {
+        Duration timeout = runner.timeoutOf(step.claimed());
         if (timeout == null) {
             return null;
         }
-        return timer.schedule(() -> interrupt(running, RunningStep.InterruptReason.TIMEOUT), timeout.toMillis(),
+        return timer.schedule(() -> interrupt(step, InterruptReason.TIMEOUT), timeout.toMillis(),
                 TimeUnit.MILLISECONDS);
     }
 
@@ -297,15 +310,14 @@ public final class StepExecutor {
         }
     }
 
-    private void checkZombie(RunningStep running, ClaimedStep interrupted) {
-        RunningStep.Phase phase = running.phase();
-        if (running.claimed() == interrupted && (phase == RunningStep.Phase.RUNNING
-                || phase == RunningStep.Phase.RELEASED) && !running.isZombie()) {
-            running.markZombie();
+    private void checkZombie(RunningStep step, ClaimedStep interrupted) {
+        HeldClaim.Phase phase = step.phase();
+        if (step.claimed() == interrupted && (phase == HeldClaim.Phase.RUNNING || phase == HeldClaim.Phase.RELEASED)
+                && !step.isZombie()) {
+            step.markZombie();
             log.error("ZOMBIE: {} was interrupted ({}) {} ago and has not ended; its slot stays taken until it does. "
-                    + "Step code must not ignore interruption.", running, running.interruptReason(),
-                    zombieGracePeriod);
-            ClaimedStep claimed = running.claimed();
+                    + "Step code must not ignore interruption.", step, step.interruptReason(), zombieGracePeriod);
+            ClaimedStep claimed = step.claimed();
             events.zombieDetected(claimed.id(), claimed.machine(), claimed.step());
         }
     }

@@ -1,7 +1,7 @@
 package dev.durable.runtime.time;
 
 import dev.durable.runtime.EngineSettings;
-import dev.durable.runtime.queue.QueuePoller;
+import dev.durable.runtime.queue.QueueOwner;
 import dev.durable.runtime.support.BackgroundLoop;
 import dev.durable.runtime.support.EngineEvents;
 import java.time.Duration;
@@ -56,6 +56,6 @@ public final class AwaitDeadlines {
                 wakeQueues.accept(Set.copyOf(fired.values()));
             }
         } while (fired.size() == batch);
-        return BackgroundLoop.pauseUntil(deadlines.millisUntilNext(), QueuePoller.LONGEST_PAUSE);
+        return BackgroundLoop.pauseUntil(deadlines.millisUntilNext(), QueueOwner.LONGEST_PAUSE);
     }
 }

@@ -4,7 +4,7 @@ import dev.durable.Schedule;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.EngineSettings;
-import dev.durable.runtime.queue.QueuePoller;
+import dev.durable.runtime.queue.QueueOwner;
 import dev.durable.runtime.support.BackgroundLoop;
 import dev.durable.runtime.support.EngineEvents;
 import java.time.Duration;
@@ -74,7 +74,7 @@ public final class RecurringSchedules {
             return Duration.ZERO;
         }
         // A tick that comes sooner (a schedule written meanwhile, by any node) is found by the probe, which wakes this.
-        return BackgroundLoop.pauseUntil(schedules.millisUntilNext(machineNames), QueuePoller.LONGEST_PAUSE);
+        return BackgroundLoop.pauseUntil(schedules.millisUntilNext(machineNames), QueueOwner.LONGEST_PAUSE);
     }
 
     /**

@@ -419,6 +419,25 @@ class QueueDeciderTest {
     }
 
     @Test
+    void aRowCheckedWhileTheNodeBeginsToStopIsHandedBackUnstarted() {
+        timeFastSteps();
+        queue.poll(now, true);
+        List<HeldClaim> rows = claims(1, 3);
+        queue.picked(rows, 3, now, now);
+        HeldClaim late = rows.get(2);
+        assertThat(queue.userCodeOver(rows.get(0), false, now + 200 * MS).check()).containsExactly(late);
+        queue.drain();
+
+        Decisions<HeldClaim> answer = queue.checked(List.of(late), List.of(), now + 201 * MS);
+
+        assertThat(answer.start()).isEmpty();
+        assertThat(answer.handBack()).containsExactly(late);
+        queue.handedBack(answer.handBack(), now + 202 * MS);
+        assertThat(late.phase()).isEqualTo(HeldClaim.Phase.ENDED);
+        assertThat(queue.running()).as("the slot it took is free").isOne();
+    }
+
+    @Test
     void rowsPickedWhileTheNodeBeginsToStopAreHandedBackUnstarted() {
         queue.poll(now, true);
         queue.drain();
@@ -436,6 +455,51 @@ class QueueDeciderTest {
         queue.start();
 
         assertThat(queue.poll(now, true).picks()).isTrue();
+    }
+
+    // ---- Local starts
+
+    /**
+     * A local start is promised a claim only while its row would start at once (docs/DESIGN.md, "Local starts"): a
+     * slot free that neither a waiting row nor an earlier promise takes, no pick out; the promise counts as a claim
+     * until the row arrives or it is taken back, and taking it back wakes a poller that waits for room.
+     */
+    @Test
+    void aLocalStartIsPromisedAClaimOnlyWhileAFreeSlotWouldRunItAtOnce() {
+        QueueDecider<HeldClaim> two = slowQueue(2, 3);
+        assertThat(two.promise()).as("the node has not started").isFalse();
+        two.start();
+        assertThat(two.promise()).isTrue();
+        assertThat(two.promise()).isTrue();
+        assertThat(two.promise()).as("both free slots promised").isFalse();
+        assertThat(two.claimable()).as("the promises count as claims").isZero();
+        assertThat(two.poll(now, true)).isEqualTo(Decisions.Poll.pause(QueueDecider.LONGEST_PAUSE_NANOS));
+
+        assertThat(two.unpromise().wakesPoller()).as("room for a pick wakes the poller").isTrue();
+        HeldClaim arrived = claim(1);
+        Decisions<HeldClaim> joined = two.claimedAtStart(List.of(arrived), now, now);
+        assertThat(joined.start()).as("it runs in the slot it was promised").containsExactly(arrived);
+        assertThat(two.claims()).as("the promise became the claim").isOne();
+        assertThat(two.promised()).isZero();
+
+        assertThat(two.poll(now, true).picks()).isTrue();
+        assertThat(two.promise()).as("a pick is out").isFalse();
+        two.picked(List.of(claim(2), claim(3)), 2, now, now); // row 3 waits: both slots run
+        assertThat(two.promise()).as("a row waits for a slot").isFalse();
+    }
+
+    @Test
+    void rowsAStartClaimedWhileTheNodeBeginsToStopAreHandedBack() {
+        queue.start();
+        assertThat(queue.promise()).isTrue();
+        queue.drain();
+        HeldClaim row = claim(1);
+
+        Decisions<HeldClaim> joined = queue.claimedAtStart(List.of(row), now, now);
+
+        assertThat(joined.start()).isEmpty();
+        assertThat(joined.handBack()).containsExactly(row);
+        assertThat(queue.promise()).as("a stopping node promises nothing").isFalse();
     }
 
     // ---- An inline continuation

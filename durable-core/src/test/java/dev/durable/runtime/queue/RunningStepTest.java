@@ -1,6 +1,7 @@
 package dev.durable.runtime.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.durable.runtime.step.ClaimedStep;
 import java.util.List;
@@ -34,55 +35,72 @@ class RunningStepTest {
 
     @Test
     void anInterruptBeforeTheThreadIsAttachedIsDeliveredWhenItIs() {
-        RunningStep step = started(FIRST);
+        RunningStep step = step(FIRST);
 
-        assertThat(step.interrupt(RunningStep.InterruptReason.LEASE_LOST)).isTrue();
+        assertThat(step.interrupt(InterruptReason.LEASE_LOST)).isTrue();
         step.attach(Thread.currentThread());
 
         assertThat(Thread.interrupted()).as("the step's thread got the interrupt once attached").isTrue();
+        assertThat(step.gone()).as("a lost lease: its step must not start").isTrue();
     }
 
     @Test
     void anInterruptForTheNextStepOfAnInlineChainDoesNotReachThePreviousStepsThread() {
         earlierStepThread.start();
-        RunningStep step = started(FIRST);
+        RunningStep step = step(FIRST);
         step.attach(earlierStepThread);
-        assertThat(step.beginCommitting(true)).isTrue();
+        step.detach(); // its user code is over: the outcome goes to the committer
         step.continueWith(claimed("second"));
-        queue.continued(step); // a slot is free: it runs again at once
 
-        assertThat(step.interrupt(RunningStep.InterruptReason.TIMEOUT)).isTrue();
+        assertThat(step.interrupt(InterruptReason.TIMEOUT)).isTrue();
 
         assertThat(earlierStepThread.isInterrupted()).as("the thread of the previous step, now free for others")
                 .isFalse();
         step.attach(Thread.currentThread());
         assertThat(Thread.interrupted()).as("the next step's own thread").isTrue();
+        assertThat(step.timedOut()).isTrue();
     }
 
     @Test
-    void noInterruptReachesTheThreadOnceTheStepWritesItsOutcomeOrHasEnded() {
-        RunningStep writing = started(FIRST);
+    void noInterruptReachesTheThreadOnceTheStepsUserCodeIsOver() {
+        RunningStep writing = step(FIRST);
         writing.attach(Thread.currentThread());
-        assertThat(writing.beginCommitting(true)).isTrue();
-        RunningStep released = started(claimed("released"));
-        released.attach(Thread.currentThread());
-        assertThat(released.release()).isTrue();
-        released.end();
+        writing.detach();
 
-        assertThat(writing.interrupt(RunningStep.InterruptReason.TIMEOUT)).isFalse();
-        assertThat(released.interrupt(RunningStep.InterruptReason.SHUTDOWN)).isFalse();
+        assertThat(writing.interrupt(InterruptReason.TIMEOUT)).isFalse();
+        assertThat(writing.interrupt(InterruptReason.SHUTDOWN)).isFalse();
 
         assertThat(Thread.interrupted()).isFalse();
+        assertThat(writing.timedOut()).isFalse();
     }
 
-    private final QueueSlots queue = new QueueSlots(4, 4, () -> { }, step -> { });
+    @Test
+    void theFirstReasonSticks() {
+        RunningStep step = step(FIRST);
 
-    /** A claimed row that has taken a slot of its queue and runs. */
-    private RunningStep started(ClaimedStep claimed) {
-        RunningStep step = new RunningStep(claimed, queue);
-        queue.claimed(step);
-        assertThat(step.phase()).isEqualTo(RunningStep.Phase.RUNNING);
-        return step;
+        assertThat(step.interrupt(InterruptReason.CANCELLED)).isTrue();
+        assertThat(step.interrupt(InterruptReason.TIMEOUT)).isFalse();
+
+        assertThat(step.interruptReason()).isEqualTo(InterruptReason.CANCELLED);
+        assertThat(step.gone()).isTrue();
+    }
+
+    @Test
+    void anInlineContinuationMustKeepItsClaim() {
+        RunningStep step = step(FIRST);
+
+        assertThatThrownBy(() -> step.continueWith(new ClaimedStep(1, "m", 1, "next",
+                "{}", List.of(), false, 0, 8, "q", null, List.of(), ClaimedStep.Family.NONE)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("must keep the claim");
+    }
+
+    /**
+     * The step of a claimed row. Binding interrupts to threads needs neither its queue's owner nor the executor, so
+     * the test gives it none.
+     */
+    @SuppressWarnings("DataFlowIssue")
+    private static RunningStep step(ClaimedStep claimed) {
+        return new RunningStep(claimed, null, null);
     }
 
     private static ClaimedStep claimed(String step) {
