@@ -48,7 +48,9 @@ public final class DeployCheck {
      *
      * @param kind          the verdict
      * @param reason        why, for a person: empty when runnable as they are
-     * @param droppedPaths  for {@link Kind#BINDS_LOSSILY}, the stored paths reading would drop; else empty
+     * @param droppedPaths  for {@link Kind#BINDS_LOSSILY}, the stored paths reading would drop; for
+     *                      {@link Kind#SIGNAL_DOES_NOT_BIND}, the paths of the pending payloads reading would drop;
+     *                      else empty
      * @param runsAsVersion when the instances run after an upcast, the version they run as; else null
      * @param runsAsStep    when the instances run at a step of another name (a step's former name), that step
      */
@@ -68,7 +70,14 @@ public final class DeployCheck {
             /** Their stored state reads, but reading it drops stored properties. */
             BINDS_LOSSILY,
             /** The upcaster that brings them to a registered version fails. */
-            UPCAST_FAILED
+            UPCAST_FAILED,
+            /**
+             * Their states read, but signals pending in their inboxes do not bind to the payload type the code they
+             * run on declares for their name (docs/DESIGN.md, "Declared signals"): a step reading one would fail, or
+             * read it without some of its properties. Judged against the database only: an exported report holds no
+             * payloads.
+             */
+            SIGNAL_DOES_NOT_BIND
         }
 
         public Verdict {
@@ -128,6 +137,9 @@ public final class DeployCheck {
                         + " version and declare an upcaster from " + version + " that moves them, before these"
                         + " instances run.";
                 case UPCAST_FAILED -> "Fix the upcaster; the instances are left as they are stored.";
+                case SIGNAL_DOES_NOT_BIND -> "Make the declared payload type read the pending signals (put back what"
+                        + " it would drop), or keep the code that declared their type running these instances until"
+                        + " they consumed them.";
             };
         }
     }

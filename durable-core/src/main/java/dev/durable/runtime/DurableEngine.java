@@ -405,7 +405,8 @@ public final class DurableEngine implements AutoCloseable {
      * Reads the database; what it costs grows with the number of groups, not of instances.
      */
     public DeployCheck checkDeploy() {
-        return new DeployCheck(DeployChecker.againstInventory(inFlightRepository.read(), classifier, machines));
+        return new DeployCheck(DeployChecker.againstInventory(
+                inFlightRepository.read(classifier.judgesPendingPayloads()), classifier, machines));
     }
 
     /**

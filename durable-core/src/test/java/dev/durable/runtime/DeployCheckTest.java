@@ -11,6 +11,7 @@ import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.deploy.StateShapes;
 import dev.durable.testing.EngineFixture;
+import dev.durable.testing.TestDatabase;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
@@ -94,6 +95,83 @@ class DeployCheckTest {
         assertThat(reason(check, 2)).isEqualTo("this code registers order [v1, v3], not v2");
         assertThat(reason(check, 3)).startsWith("1 of 1 sampled states do not read: Cannot read JSON as "
                 + OrderByLines.class.getName()).contains("Map");
+    }
+
+    /** The payment the first release declared: it had a note. */
+    record NotedPayment(String reference, String note) {
+    }
+
+    /** The payment the next release declares: the note is gone. */
+    record Payment(String reference) {
+    }
+
+    private static MachineDefinition awaitingApproval(Class<?> payment) {
+        return MachineDefinition.builder("approval", 1, Order.class)
+                .signal("payment", payment)
+                .signal("approved")
+                .signal("comment", String.class)
+                .step("wait", (state, ctx) -> Outcome.await("approved", state))
+                .build();
+    }
+
+    /**
+     * A signal stored under the first release's payload type waits in an inbox; the next release declares the type
+     * without a property the stored payload has: the check against the database reports the group, naming the signal,
+     * the type and the path it would drop (docs/DESIGN.md, "Declared signals"). Signals that still bind, and a group
+     * without pending signals, are runnable.
+     */
+    @Test
+    void aPendingSignalThatTheNewCodesDeclaredPayloadTypeWouldNotReadWholeIsReported() {
+        dev.durable.DurableClient firstRelease = engines.clientOnly(awaitingApproval(NotedPayment.class));
+        long noted = firstRelease.start("approval", new Order("R-1", List.of())).id();
+        long plain = firstRelease.start("approval", new Order("R-2", List.of())).id();
+        assertThat(firstRelease.signal(noted, "payment", new NotedPayment("P-1", "gift wrap")).isDelivered()).isTrue();
+        assertThat(firstRelease.signal(plain, "payment", Map.of("reference", "P-2", "note", "")).isDelivered())
+                .isTrue();
+        assertThat(firstRelease.signal(plain, "comment", "fine").isDelivered()).isTrue();
+        TestDatabase.jdbc().update("UPDATE " + TestDatabase.SCHEMA + ".durable_instance SET step = 'later'"
+                + " WHERE id = ?", plain);
+        insert("approval", 1, "wait", "awaiting_signal", V1_STATE); // no pending signal at all
+
+        // The next release: the same version, its payment type without the note.
+        DurableEngine nextRelease = engines.build("next", UnaryOperator.identity(),
+                MachineDefinition.builder("approval", 1, Order.class)
+                        .signal("payment", Payment.class).signal("approved").signal("comment", String.class)
+                        .initialStep("wait")
+                        .step("wait", (state, ctx) -> Outcome.await("approved", state))
+                        .step("later", (state, ctx) -> Outcome.done())
+                        .build());
+        DeployCheck check = nextRelease.checkDeploy();
+
+        DeployCheck.Finding waiting = check.findings().stream()
+                .filter(finding -> finding.group().step().equals("wait")
+                        && finding.group().status() == InstanceStatus.RUNNABLE)
+                .findFirst().orElseThrow();
+        assertThat(waiting.verdict().kind()).isEqualTo(DeployCheck.Verdict.Kind.SIGNAL_DOES_NOT_BIND);
+        assertThat(waiting.verdict().reason()).isEqualTo("1 of 1 sampled pending 'payment' signals would not bind to "
+                + Payment.class.getName() + ", the payload type approval v1 declares: reading one would drop"
+                + " [$.note]");
+        assertThat(waiting.verdict().droppedPaths()).containsExactly("$.note");
+        assertThat(waiting.describe()).contains("cannot run on this code: SIGNAL_DOES_NOT_BIND")
+                .endsWith("Make the declared payload type read the pending signals (put back what it would drop), or"
+                        + " keep the code that declared their type running these instances until they consumed"
+                        + " them.");
+        // An empty note is a value too: that payload would lose it, and is reported as well; its comment binds.
+        DeployCheck.Finding later = check.findings().stream().filter(finding -> finding.group().step().equals("later"))
+                .findFirst().orElseThrow();
+        assertThat(later.verdict().reason()).startsWith("1 of 1 sampled pending 'payment' signals would not bind")
+                .doesNotContain("comment");
+        assertThat(check.problems()).containsExactlyInAnyOrder(waiting, later);
+        assertThat(check.findings()).filteredOn(finding -> finding.group().status() == InstanceStatus.AWAITING_SIGNAL)
+                .singleElement().satisfies(finding -> assertThat(finding.verdict().isRunnable()).isTrue());
+        // The code that stored them reads them whole; an exported report holds no payloads, so it cannot tell.
+        DurableEngine sameRelease = engines.build("same", UnaryOperator.identity(),
+                awaitingApproval(NotedPayment.class));
+        assertThat(sameRelease.checkDeploy().findings()).extracting(finding -> finding.verdict().kind())
+                .doesNotContain(DeployCheck.Verdict.Kind.SIGNAL_DOES_NOT_BIND);
+        assertThat(DeployCheck.against(check.report(), MachineRegistry.of(awaitingApproval(Payment.class)),
+                new JacksonJsonCodec()).findings()).extracting(finding -> finding.verdict().kind())
+                .doesNotContain(DeployCheck.Verdict.Kind.SIGNAL_DOES_NOT_BIND);
     }
 
     @Test

@@ -509,8 +509,8 @@ class QueryPlanTest {
      * What is in flight, read group by group through durable_instance_step (docs/DESIGN.md, "What is in flight"): the
      * groups by a loose index scan (one probe each) and each counted up to its cap there; a group's sample through the
      * same index in id order, all of a small group or a spread over the ids of a large one (a probe per point); the
-     * executing rows through the lease index; the pending signals through the inbox index, joined by primary key.
-     * Never a scan of the table.
+     * executing rows through the lease index; the pending signals, and the deploy check's sample of their payloads
+     * (docs/DESIGN.md, "Declared signals"), through the inbox index, joined by primary key. Never a scan of the table.
      */
     @Test
     void whatIsInFlightIsReadGroupByGroupThroughIndexes() {
@@ -526,6 +526,9 @@ class QueryPlanTest {
                 .with(InFlightRepository.SAMPLE_SIZE), new MapSqlParameterSource());
         String signals = explain(new LiteralLimits(InFlightRepository.PENDING_SIGNALS)
                 .with(InFlightRepository.SIGNAL_LIMIT + 1), new MapSqlParameterSource());
+        String payloads = explain(new LiteralLimits(InFlightRepository.PENDING_PAYLOADS)
+                .with(InFlightRepository.SIGNAL_LIMIT + 1), new MapSqlParameterSource("sample",
+                InFlightRepository.SAMPLE_SIZE));
 
         assertThat(groups).contains("Recursive Union").contains("durable_instance_step")
                 .containsPattern("Index Cond: \\(ROW\\(machine, machine_version, step, status\\) > ROW\\(")
@@ -535,6 +538,8 @@ class QueryPlanTest {
                 .doesNotContain("Seq Scan");
         assertThat(executing).contains("durable_instance_lease").doesNotContain("Seq Scan");
         assertThat(signals).contains("durable_signal_inbox").contains("durable_instance_pkey")
+                .doesNotContain("Seq Scan");
+        assertThat(payloads).contains("durable_signal_inbox").contains("durable_instance_pkey")
                 .doesNotContain("Seq Scan");
     }
 

@@ -29,15 +29,23 @@ public final class DeployChecker {
     public record Result(InFlightReport report, List<DeployCheck.Finding> findings, Set<String> notChecked) {
     }
 
-    /** The check of what the database holds now, read as {@code inventory}: each group's sampled states as stored. */
+    /**
+     * The check of what the database holds now, read as {@code inventory}: each group's sampled states as stored, and
+     * the sampled payloads of its pending signals, when the inventory holds them.
+     */
     public static Result againstInventory(InFlightRepository.Inventory inventory, DeployClassifier classifier,
             MachineRegistry machines) {
         InFlightReport report = InFlightReports.of(inventory);
         Map<InFlightRepository.GroupKey, List<@Nullable String>> states = new HashMap<>();
         inventory.groups().forEach(sampled -> states.put(sampled.key(), sampled.states()));
-        return check(report, machines, group -> classifier.classify(group.machine(), group.version(), group.step(),
-                states.getOrDefault(new InFlightRepository.GroupKey(group.machine(), group.version(), group.step(),
-                        group.status()), List.of())));
+        return check(report, machines, group -> {
+            InFlightRepository.GroupKey key = new InFlightRepository.GroupKey(group.machine(), group.version(),
+                    group.step(), group.status());
+            DeployCheck.Verdict verdict = classifier.classify(group.machine(), group.version(), group.step(),
+                    states.getOrDefault(key, List.of()));
+            return classifier.withPendingSignals(group.machine(), group.version(), verdict,
+                    inventory.payloads().getOrDefault(key, Map.of()));
+        });
     }
 
     /**

@@ -1,16 +1,20 @@
 package dev.durable.runtime.deploy;
 
 import dev.durable.json.JsonCodec;
+import dev.durable.json.JsonCodecException;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.DeployCheck.Verdict;
 import dev.durable.runtime.DeployCheck.Verdict.Kind;
 import dev.durable.runtime.step.StatePreparation;
+import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,11 +32,87 @@ public final class DeployClassifier {
     static final int MAX_DETAIL = 300;
 
     private final MachineRegistry machines;
+    private final JsonCodec codec;
     private final StatePreparation preparation;
 
     public DeployClassifier(MachineRegistry machines, JsonCodec codec) {
         this.machines = machines;
+        this.codec = codec;
         this.preparation = new StatePreparation(machines, codec);
+    }
+
+    /**
+     * Whether a machine of this code declares a signal with a payload type: only then are the pending signals'
+     * payloads worth reading for a check (docs/DESIGN.md, "Declared signals").
+     */
+    public boolean judgesPendingPayloads() {
+        return machines.all().stream().anyMatch(machine -> machine.signals().values().stream()
+                .anyMatch(type -> type != MachineDefinition.NO_PAYLOAD));
+    }
+
+    /**
+     * The group's verdict once its pending signals are judged (docs/DESIGN.md, "Declared signals"): {@code verdict}
+     * when it is not runnable (what the state says weighs more), or when each sampled payload binds to the type the
+     * definition the rows run on declares for its name; else {@link Kind#SIGNAL_DOES_NOT_BIND}, naming the signals, the
+     * type and why. Signals of a name the definition does not declare, or declares without a payload, are not judged:
+     * nothing reads their payload as a type.
+     *
+     * @param payloads the sampled pending payloads by signal name, as stored ({@code null} for none)
+     */
+    public Verdict withPendingSignals(String machine, int version, Verdict verdict,
+            Map<String, List<@Nullable String>> payloads) {
+        if (!verdict.isRunnable() || payloads.isEmpty()) {
+            return verdict;
+        }
+        int runsAs = verdict.runsAsVersion() == null ? version : verdict.runsAsVersion();
+        MachineDefinition definition = machines.find(machine, runsAs).orElse(null);
+        if (definition == null || !definition.declaresSignals()) {
+            return verdict;
+        }
+        List<String> reasons = new ArrayList<>();
+        Set<String> dropped = new LinkedHashSet<>();
+        new TreeMap<>(payloads).forEach((name, stored) -> {
+            Type type = definition.signalType(name);
+            if (type == null || type == MachineDefinition.NO_PAYLOAD) {
+                return;
+            }
+            int failing = 0;
+            String first = null;
+            for (String payload : stored) {
+                String problem = bindingProblem(payload, type, dropped);
+                if (problem != null) {
+                    failing++;
+                    first = first == null ? problem : first;
+                }
+            }
+            if (failing > 0) {
+                reasons.add(failing + " of " + stored.size() + " sampled pending '" + name + "' signals would not bind"
+                        + " to " + type.getTypeName() + ", the payload type " + definition.describe() + " declares: "
+                        + first);
+            }
+        });
+        if (reasons.isEmpty()) {
+            return verdict;
+        }
+        return new Verdict(Kind.SIGNAL_DOES_NOT_BIND, shorten(String.join("; ", reasons)), new ArrayList<>(dropped),
+                verdict.runsAsVersion(), verdict.runsAsStep());
+    }
+
+    /** Why a stored payload does not bind to {@code type}, adding the paths it drops to {@code dropped}; null: binds. */
+    private @Nullable String bindingProblem(@Nullable String payload, Type type, Set<String> dropped) {
+        if (payload == null || payload.equals("null")) {
+            return "one carries no payload";
+        }
+        try {
+            JsonCodec.Binding binding = codec.bind(payload, type);
+            if (binding.lossy()) {
+                dropped.addAll(binding.droppedPaths());
+                return "reading one would drop " + binding.droppedPaths();
+            }
+            return null;
+        } catch (JsonCodecException e) {
+            return e.getMessage();
+        }
     }
 
     /**
@@ -71,11 +151,12 @@ public final class DeployClassifier {
     private static int severity(Kind kind) {
         return switch (kind) {
             case RUNNABLE -> 0;
-            case STEP_MISSING -> 1;
-            case BINDS_LOSSILY -> 2;
-            case DOES_NOT_BIND -> 3;
-            case UPCAST_FAILED -> 4;
-            case VERSION_NOT_REGISTERED -> 5;
+            case SIGNAL_DOES_NOT_BIND -> 1; // judged after the states, on a runnable group only
+            case STEP_MISSING -> 2;
+            case BINDS_LOSSILY -> 3;
+            case DOES_NOT_BIND -> 4;
+            case UPCAST_FAILED -> 5;
+            case VERSION_NOT_REGISTERED -> 6;
         };
     }
 

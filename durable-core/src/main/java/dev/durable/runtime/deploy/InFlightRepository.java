@@ -155,6 +155,27 @@ public final class InFlightRepository {
             GROUP BY i.machine, i.machine_version, i.step, i.status, s.name
             """;
 
+    // For the deploy check (docs/DESIGN.md, "Declared signals"): the payloads of pending signals, at most :sample of
+    // each group and name, from the same first {limit} (SIGNAL_LIMIT + 1) pending signals PENDING_SIGNALS counts, read
+    // the same way. A payload is cast to text only in the outer query, for the rows the window keeps.
+    public static final String PENDING_PAYLOADS = """
+            /* durable: in-flight pending payloads */
+            SELECT p.machine, p.machine_version, p.step, p.status, p.name, p.payload::text AS payload
+            FROM (SELECT i.machine, i.machine_version, i.step, i.status::text AS status, s.name, s.payload,
+                         row_number() OVER (PARTITION BY i.machine, i.machine_version, i.step, i.status, s.name
+                                            ORDER BY s.instance_id, s.id) AS nth
+                  FROM (SELECT s.id, s.instance_id, s.name, s.payload
+                        FROM {schema}.durable_signal s
+                        WHERE s.consumed_at IS NULL
+                        ORDER BY s.instance_id
+                        LIMIT {limit}) s
+                  CROSS JOIN LATERAL (SELECT i.machine, i.machine_version, i.step, i.status
+                                      FROM {schema}.durable_instance i
+                                      WHERE i.id = s.instance_id
+                                      LIMIT 1) i) p
+            WHERE p.nth <= :sample
+            """;
+
     // The first statement of the report's transaction: one snapshot for every statement after it. Transaction state,
     // not the session's, so it holds behind a pooler in transaction mode (docs/DESIGN.md, "Connection poolers").
     static final String SNAPSHOT = """
@@ -190,9 +211,12 @@ public final class InFlightRepository {
      * Everything read in one snapshot.
      *
      * @param signalsComplete whether every pending signal was counted
+     * @param payloads        when read for the deploy check, the payloads of a sample of each group's pending signals
+     *                        (at most {@link #SAMPLE_SIZE} of each name), as stored ({@code null} for a signal without
+     *                        one); else empty
      */
     record Inventory(Instant takenAt, List<SampledGroup> groups, Map<GroupKey, Map<String, Long>> signals,
-            boolean signalsComplete) {
+            boolean signalsComplete, Map<GroupKey, Map<String, List<@Nullable String>>> payloads) {
     }
 
     private final StatementPlanning planning;
@@ -202,6 +226,7 @@ public final class InFlightRepository {
     private final String sampleSpreadSql;
     private final String executingSql;
     private final String pendingSignalsSql;
+    private final String pendingPayloadsSql;
     private final String snapshotSql;
     private final String noJitSql;
     private final String nowSql;
@@ -216,6 +241,7 @@ public final class InFlightRepository {
         this.sampleSpreadSql = new LiteralLimits(planning.qualify(SAMPLE_SPREAD)).with(SAMPLE_SIZE - 1);
         this.executingSql = new LiteralLimits(planning.qualify(EXECUTING)).with(SAMPLE_SIZE);
         this.pendingSignalsSql = new LiteralLimits(planning.qualify(PENDING_SIGNALS)).with(SIGNAL_LIMIT + 1);
+        this.pendingPayloadsSql = new LiteralLimits(planning.qualify(PENDING_PAYLOADS)).with(SIGNAL_LIMIT + 1);
         this.snapshotSql = planning.qualify(SNAPSHOT);
         this.noJitSql = planning.qualify(NO_JIT);
         this.nowSql = planning.qualify(NOW);
@@ -223,10 +249,18 @@ public final class InFlightRepository {
 
     /** What is in flight now, in one snapshot; groups in machine, version, step and status order. */
     public Inventory read() {
-        return Objects.requireNonNull(snapshot.execute(status -> readInSnapshot()));
+        return read(false);
     }
 
-    private Inventory readInSnapshot() {
+    /**
+     * What is in flight now, in one snapshot, with the payloads of a sample of the pending signals when
+     * {@code withPayloads} (the deploy check's, when a machine declares the payload types of its signals).
+     */
+    public Inventory read(boolean withPayloads) {
+        return Objects.requireNonNull(snapshot.execute(status -> readInSnapshot(withPayloads)));
+    }
+
+    private Inventory readInSnapshot(boolean withPayloads) {
         planning.ordinary().sql(snapshotSql).update();
         planning.ordinary().sql(noJitSql).update();
         Instant takenAt = planning.ordinary().sql(nowSql).query(OffsetDateTime.class).single().toInstant();
@@ -258,7 +292,23 @@ public final class InFlightRepository {
             read[0] += n;
             signals.computeIfAbsent(key, k -> new TreeMap<>()).merge(rs.getString("name"), n, Long::sum);
         });
-        return new Inventory(takenAt, List.copyOf(groups.values()), signals, read[0] <= SIGNAL_LIMIT);
+        return new Inventory(takenAt, List.copyOf(groups.values()), signals, read[0] <= SIGNAL_LIMIT,
+                withPayloads ? payloads() : Map.of());
+    }
+
+    /** The sampled payloads of the pending signals, by group and name. */
+    private Map<GroupKey, Map<String, List<@Nullable String>>> payloads() {
+        Map<GroupKey, Map<String, List<@Nullable String>>> payloads = new TreeMap<>(InFlightRepository::compare);
+        planning.ordinary().sql(pendingPayloadsSql)
+                .param("sample", SAMPLE_SIZE)
+                .query(rs -> {
+                    GroupKey key = new GroupKey(rs.getString("machine"), rs.getInt("machine_version"),
+                            rs.getString("step"), InstanceStatus.fromLabel(rs.getString("status")));
+                    payloads.computeIfAbsent(key, k -> new TreeMap<>())
+                            .computeIfAbsent(rs.getString("name"), name -> new ArrayList<>())
+                            .add(rs.getString("payload"));
+                });
+        return payloads;
     }
 
     /** The states of a group's sample: all of a small group, a spread over the ids of a larger one. */
