@@ -84,8 +84,8 @@ public final class SettingsChecks {
     }
 
     /**
-     * The settings bound to each other, as set ({@code null}: unset) or resolved: heartbeat x 3 <= lease, and
-     * poll <= idle poll < schedule misfire threshold. {@link #resolved()} refuses two set values that conflict, naming
+     * The settings bound to each other, as set ({@code null}: unset) or resolved: three heartbeats fit in a lease,
+     * and poll interval &le; idle poll interval &lt; schedule misfire threshold. {@link #resolved()} refuses two set values that conflict, naming
      * both, and gives each unset one the default, or the value the set ones need: what the setters of
      * {@code EngineSettings.Builder} and the starter's properties say.
      */
