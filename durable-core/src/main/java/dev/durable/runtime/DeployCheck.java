@@ -3,7 +3,7 @@ package dev.durable.runtime;
 import dev.durable.InFlightReport;
 import dev.durable.json.JsonCodec;
 import dev.durable.machine.MachineRegistry;
-import dev.durable.runtime.deploy.DeployChecker;
+import dev.durable.runtime.deploy.DeployVerdicts;
 import dev.durable.runtime.deploy.DeployClassifier;
 import java.util.ArrayList;
 import java.util.List;
@@ -148,7 +148,7 @@ public final class DeployCheck {
     private final List<Finding> findings;
     private final Set<String> machinesNotChecked;
 
-    DeployCheck(DeployChecker.Result result) {
+    DeployCheck(DeployVerdicts.Result result) {
         this(result.report(), result.findings(), result.notChecked());
     }
 
@@ -166,7 +166,7 @@ public final class DeployCheck {
         Objects.requireNonNull(report, "report must not be null");
         Objects.requireNonNull(machines, "machines must not be null");
         Objects.requireNonNull(codec, "codec must not be null");
-        return new DeployCheck(DeployChecker.againstReport(report, new DeployClassifier(machines, codec), machines));
+        return new DeployCheck(DeployVerdicts.againstReport(report, new DeployClassifier(machines, codec), machines));
     }
 
     /** The report the check judged. */

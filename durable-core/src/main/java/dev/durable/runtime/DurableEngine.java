@@ -14,7 +14,7 @@ import dev.durable.runtime.control.RetentionRepository;
 import dev.durable.runtime.control.SearchRepository;
 import dev.durable.runtime.control.SignalRepository;
 import dev.durable.runtime.control.StartRepository;
-import dev.durable.runtime.deploy.DeployChecker;
+import dev.durable.runtime.deploy.DeployVerdicts;
 import dev.durable.runtime.deploy.DeployClassifier;
 import dev.durable.runtime.deploy.DeployGuard;
 import dev.durable.runtime.deploy.InFlightRepository;
@@ -333,7 +333,7 @@ public final class DurableEngine implements AutoCloseable {
      * The claims this node holds now, all queues: rows waiting for a slot, running, or committing their outcome, and
      * claims promised to local starts whose rows have not arrived yet.
      */
-    public int inFlight() {
+    public int claims() {
         return owners.claims();
     }
 
@@ -405,7 +405,7 @@ public final class DurableEngine implements AutoCloseable {
      * Reads the database; what it costs grows with the number of groups, not of instances.
      */
     public DeployCheck checkDeploy() {
-        return new DeployCheck(DeployChecker.againstInventory(
+        return new DeployCheck(DeployVerdicts.againstInventory(
                 inFlightRepository.read(classifier.judgesPendingPayloads()), classifier, machines));
     }
 
@@ -461,7 +461,7 @@ public final class DurableEngine implements AutoCloseable {
      *
      * @param active whether this node polls it (it has slots and registered machines on it)
      */
-    public record QueueStatus(String name, int concurrency, int inFlight, boolean paused, boolean active) {
+    public record QueueStatus(String name, int concurrency, int claims, boolean paused, boolean active) {
     }
 
     /** Builds a {@link DurableEngine}. */

@@ -98,7 +98,7 @@ class CancelAcrossNodesTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> ids.stream().allMatch(id -> {
             String status = TestDatabase.status(id);
             return status.equals("done") || status.equals("cancelled");
-        }) && nodes.stream().allMatch(node -> node.inFlight() == 0));
+        }) && nodes.stream().allMatch(node -> node.claims() == 0));
         assertThat(ids.stream().filter(id -> TestDatabase.status(id).equals("cancelled")).count())
                 .isEqualTo(INSTANCES / 2);
         assertThat(cancelledWhileWaitingElsewhere).as("cancels of rows waiting claimed on another node")

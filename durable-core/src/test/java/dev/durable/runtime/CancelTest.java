@@ -169,7 +169,7 @@ class CancelTest {
         assertThat(ran).containsExactly("work", "interrupted");
         assertThat(TestDatabase.row(id)).containsEntry("status", "cancelled").containsEntry("step", "work")
                 .containsEntry("lease_token", null);
-        assertThat(engine.inFlight()).isZero();
+        assertThat(engine.claims()).isZero();
     }
 
     @Test

@@ -181,7 +181,7 @@ class FencingTest {
         expireLease(id);
         assertThat(node.reapNow()).isEqualTo(1);
         assertThat(freshStarted.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(node.inFlight()).isEqualTo(2);
+        assertThat(node.claims()).isEqualTo(2);
         Object expiresBefore = TestDatabase.row(id).get("lease_expires_at");
 
         node.heartbeatNow();
@@ -193,7 +193,7 @@ class FencingTest {
         releaseFresh.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
         assertThat(TestDatabase.row(id)).containsEntry("result", "\"fresh\"");
-        await().atMost(Duration.ofSeconds(10)).until(() -> node.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> node.claims() == 0);
         assertThat(node.stats().outcomesCommitted()).isEqualTo(1);
     }
 

@@ -82,7 +82,7 @@ class LocalStartTest {
         engine.start();
         // Settled: the poller's first pick (of nothing) is done.
         await().atMost(Duration.ofSeconds(10)).until(() -> picks() > 0);
-        await().atMost(Duration.ofSeconds(10)).until(() -> engine.queues().get("default").inFlight() == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.queues().get("default").claims() == 0);
         counting.reset();
         return engine;
     }
@@ -101,7 +101,7 @@ class LocalStartTest {
     }
 
     private int claims() {
-        return engine.queues().get("default").inFlight();
+        return engine.queues().get("default").claims();
     }
 
     private static TransactionTemplate transactions() {

@@ -73,7 +73,7 @@ class PrefetchTest {
                 .mapToObj(n -> StartRequest.of(new Job(n))).toList()).stream().map(r -> r.id()).toList();
         await().atMost(Duration.ofSeconds(10)).until(() -> warmUp.stream().allMatch(id -> TestDatabase.status(id)
                 .equals("done")));
-        assertThat(engine.queues().get("default").inFlight()).isZero();
+        assertThat(engine.queues().get("default").claims()).isZero();
         return engine;
     }
 
@@ -190,7 +190,7 @@ class PrefetchTest {
         gateOpen.countDown();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(gated).equals("done")
-                && engine.queues().get("default").inFlight() == 0);
+                && engine.queues().get("default").claims() == 0);
         assertThat(started).doesNotContain(1);
         assertThat(TestDatabase.status(waiting)).isEqualTo("cancelled");
     }

@@ -101,7 +101,7 @@ class StatementCountTest {
         counting.reset();
 
         var result = transitions.apply(claimed.stream()
-                .map(step -> Transition.next(step, "t", "{}", List.of()).keepingClaim(0)).toList(),
+                .map(step -> Transition.next(step, "t", "{}", List.of()).continuing(0)).toList(),
                 Duration.ofMinutes(1), false);
 
         assertThat(result.applied()).hasSize(50);

@@ -87,7 +87,7 @@ class StepLifecycleTest {
         await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5))
                 .until(() -> TestDatabase.status(zombie).equals("executing")
                         && TestDatabase.status(waiting).equals("runnable"));
-        assertThat(engine.queues().get("default").inFlight()).isEqualTo(1);
+        assertThat(engine.queues().get("default").claims()).isEqualTo(1);
         assertThat(engine.stats().reaped()).as("the zombie's claim is still heartbeated").isZero();
 
         letGo.set(true);
@@ -183,7 +183,7 @@ class StepLifecycleTest {
 
             await().atMost(Duration.ofSeconds(15))
                     .until(() -> ids.stream().allMatch(id -> TestDatabase.status(id).equals("done")));
-            assertThat(engine.queues().get("default").inFlight()).isZero();
+            assertThat(engine.queues().get("default").claims()).isZero();
         }
     }
 }

@@ -65,7 +65,7 @@ class TimerTest {
         assertThat(waiting).containsEntry("status", "runnable").containsEntry("attempt", 0)
                 .containsEntry("lease_owner", null);
         assertThat(((Number) waiting.get("eligible_in_seconds")).doubleValue()).isBetween(0.5, 1.5);
-        assertThat(engine.inFlight()).as("a waiting timer holds no step").isZero();
+        assertThat(engine.claims()).as("a waiting timer holds no step").isZero();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
         assertThat(Duration.ofNanos(rangAt.get() - setAt.get())).isGreaterThanOrEqualTo(Duration.ofMillis(1500));

@@ -85,7 +85,7 @@ class CrashRecoveryTest {
             // The load's orders (random amounts, at whatever step the crash left them) are paid in one call, each
             // once. Held, so none consumes its payment in between: the second call finds every payment stored.
             assertThat(queue(http, "pause").path("paused").asBoolean()).isTrue();
-            await().atMost(Duration.ofSeconds(30)).until(() -> queue(http, null).path("inFlight").asInt() == 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> queue(http, null).path("claims").asInt() == 0);
             SampleHttp.Response firstPayAll = http.post("/load/pay", "");
             assertPaid(firstPayAll, LOAD);
             assertThat(firstPayAll.json().path("alreadyPaid").asInt()).isZero();

@@ -424,7 +424,7 @@ public final class ClaimRepository {
     private JdbcClient.StatementSpec onClaims(String sql, List<Claim> claims) {
         return recording(planning.hot().sql(sql))
                 .param("id", new SqlArrayValue("int8", claims.stream().map(Claim::id).toArray()))
-                .param("token", new SqlArrayValue("int8", claims.stream().map(Claim::token).toArray()));
+                .param("token", new SqlArrayValue("int8", claims.stream().map(Claim::leaseToken).toArray()));
     }
 
     /**

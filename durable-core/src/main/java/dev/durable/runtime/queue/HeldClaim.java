@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * WAITING | CHECKING | RUNNING -> RELEASED -> ENDED   handed back by a stopping node
  * </pre>
  *
- * <p>Every field but the id and token belongs to the {@link QueueDecider} of the claim's queue, which alone changes
+ * <p>Every field but the id and lease token belongs to the {@link QueueDecider} of the claim's queue, which alone changes
  * them, under its {@link QueueOwner}'s lock; {@link #phase()} may be read without it (a node view, a zombie watch).
  */
 class HeldClaim {
@@ -35,7 +35,7 @@ class HeldClaim {
     }
 
     private final long id;
-    private final long token;
+    private final long leaseToken;
     private final boolean partitioned;
 
     private volatile Phase phase = Phase.WAITING;
@@ -55,9 +55,9 @@ class HeldClaim {
     @Nullable HeldClaim previousHeld;
     @Nullable HeldClaim nextHeld;
 
-    HeldClaim(long id, long token, boolean partitioned) {
+    HeldClaim(long id, long leaseToken, boolean partitioned) {
         this.id = id;
-        this.token = token;
+        this.leaseToken = leaseToken;
         this.partitioned = partitioned;
     }
 
@@ -65,8 +65,8 @@ class HeldClaim {
         return id;
     }
 
-    final long token() {
-        return token;
+    final long leaseToken() {
+        return leaseToken;
     }
 
     /** Whether the row has a partition key: its claim's end may let the key's next row be picked. */

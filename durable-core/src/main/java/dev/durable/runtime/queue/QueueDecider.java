@@ -372,8 +372,8 @@ final class QueueDecider<C extends HeldClaim> {
      * The heartbeat found the claim gone (the row was reaped, or its instance cancelled elsewhere): a step in user
      * code is interrupted (its outcome would be fenced off anyway), a waiting claim ends without running.
      */
-    Decisions<C> claimLost(long id, long token, long now) {
-        return lose(id, token, InterruptReason.LEASE_LOST, now);
+    Decisions<C> claimLost(long id, long leaseToken, long now) {
+        return lose(id, leaseToken, InterruptReason.LEASE_LOST, now);
     }
 
     /** The instance was cancelled: its claims here never start another step, and a step in user code is interrupted. */
@@ -549,10 +549,10 @@ final class QueueDecider<C extends HeldClaim> {
         end(claim, false, false, now, decisions); // its slot, if it took one, is given back untimed: it never ran
     }
 
-    private Decisions<C> lose(long id, long token, InterruptReason reason, long now) {
+    private Decisions<C> lose(long id, long leaseToken, InterruptReason reason, long now) {
         Decisions<C> decisions = new Decisions<>();
         held.forEach(claim -> {
-            if (claim.id() != id || (token >= 0 && claim.token() != token)) {
+            if (claim.id() != id || (leaseToken >= 0 && claim.leaseToken() != leaseToken)) {
                 return;
             }
             switch (claim.phase()) {

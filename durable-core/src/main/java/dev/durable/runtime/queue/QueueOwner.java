@@ -216,7 +216,7 @@ public final class QueueOwner {
      * @return whether a step of this queue held the claim and was interrupted or dropped
      */
     boolean claimLost(Claim claim) {
-        Decisions<RunningStep> decisions = turn(queue -> queue.claimLost(claim.id(), claim.token(),
+        Decisions<RunningStep> decisions = turn(queue -> queue.claimLost(claim.id(), claim.leaseToken(),
                 System.nanoTime()));
         apply(decisions);
         return !decisions.interrupt().isEmpty() || !decisions.dropped().isEmpty();

@@ -19,7 +19,7 @@ public final class RunningStep extends HeldClaim implements StepRunner.Running, 
     private volatile ClaimedStep claimed;
     private volatile int inlineSteps;
     /** What the current step decided and the write handed to the committer; set before the hand-over. */
-    private StepRunner.@Nullable Decision decision;
+    private StepRunner.@Nullable Ending ending;
     private @Nullable Transition write;
 
     // The thread is attached and detached under this object's lock, and interrupt() takes it too: an interrupt
@@ -114,7 +114,7 @@ public final class RunningStep extends HeldClaim implements StepRunner.Running, 
      * of its own, with no interrupt pending.
      */
     synchronized void continueWith(ClaimedStep next) {
-        if (next.id() != id() || next.leaseToken() != token()) {
+        if (next.id() != id() || next.leaseToken() != leaseToken()) {
             throw new IllegalStateException("an inline continuation must keep the claim " + claim() + ", got "
                     + next.claim());
         }
@@ -126,14 +126,14 @@ public final class RunningStep extends HeldClaim implements StepRunner.Running, 
     }
 
     /** Hands the step's outcome to the committer's queue: {@code write} is what gets written. */
-    void committing(StepRunner.Decision decision, Transition write) {
-        this.decision = decision;
+    void committing(StepRunner.Ending ending, Transition write) {
+        this.ending = ending;
         this.write = write;
     }
 
     /** What the current step decided (set when its outcome was handed over). */
-    StepRunner.Decision decision() {
-        StepRunner.Decision current = decision;
+    StepRunner.Ending ending() {
+        StepRunner.Ending current = ending;
         if (current == null) {
             throw new IllegalStateException(this + " has handed no outcome over");
         }

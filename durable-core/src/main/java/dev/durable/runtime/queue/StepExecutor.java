@@ -154,9 +154,9 @@ public final class StepExecutor {
             return;
         }
         ScheduledFuture<?> timeout = scheduleTimeout(step);
-        StepRunner.Decision decision;
+        StepRunner.Ending ending;
         try {
-            decision = runner.run(step);
+            ending = runner.run(step);
         } catch (Error error) {
             // Not a business failure: no outcome is written and no error handler runs, as after a crash. The node
             // knows at once, so it hands the claim back at once (attempt + 1), fenced; if that write fails, the
@@ -171,7 +171,7 @@ public final class StepExecutor {
             return;
         }
         cancel(timeout);
-        Transition transition = decision.transition()
+        Transition transition = ending.transition()
                 .took(Duration.ofNanos(System.nanoTime() - step.startedNanos()).toMillis());
         boolean keepClaim = inline && step.inlineSteps() < MAX_INLINE_STEPS
                 && transition.kind() == Outcome.Kind.NEXT && transition.delayMillis() == 0 && !step.isZombie();
@@ -180,12 +180,12 @@ public final class StepExecutor {
         Thread.interrupted(); // detached: no interrupt comes after this one is cleared
         if (verdict == Decisions.Verdict.DISCARD) {
             // Released at shutdown: the row is runnable again, the outcome is discarded.
-            finished(step, decision, Committer.Result.DISCARDED);
+            finished(step, ending, Committer.Result.DISCARDED);
             step.owner().ended(step, false);
             return;
         }
-        step.committing(decision, verdict == Decisions.Verdict.COMMIT_KEEPING_CLAIM
-                ? transition.keepingClaim(step.inlineSteps()) : transition);
+        step.committing(ending, verdict == Decisions.Verdict.COMMIT_KEEPING_CLAIM
+                ? transition.continuing(step.inlineSteps()) : transition);
         committer.submit(step);
     }
 
@@ -210,8 +210,8 @@ public final class StepExecutor {
      * claim goes on with the next step of an inline chain, or ends; its owner hears of it.
      */
     void written(RunningStep step, Committer.Result result) {
-        StepRunner.Decision decision = step.decision();
-        finished(step, decision, result);
+        StepRunner.Ending ending = step.ending();
+        finished(step, ending, result);
         ClaimedStep next = result.continued();
         if (next != null) {
             step.continueWith(next); // same claim: it waits for a slot again, first in line
@@ -219,7 +219,7 @@ public final class StepExecutor {
             return;
         }
         boolean leavesWork = result.fate() == StepEvent.Fate.COMMITTED
-                && (leavesRowToPick(decision.transition()) || step.claimed().partitionKey() != null);
+                && (leavesRowToPick(ending.transition()) || step.claimed().partitionKey() != null);
         step.owner().ended(step, leavesWork);
         if (step.isZombie()) {
             log.warn("Zombie {} has ended", step);
@@ -234,21 +234,21 @@ public final class StepExecutor {
         };
     }
 
-    private void finished(RunningStep step, StepRunner.@Nullable Decision decision, Committer.Result result) {
+    private void finished(RunningStep step, StepRunner.@Nullable Ending ending, Committer.Result result) {
         ClaimedStep claimed = step.claimed();
-        if (decision != null && result.fate() == StepEvent.Fate.COMMITTED) {
-            if (decision.transition().kind() == Outcome.Kind.STOP) {
-                reportFailure(claimed, decision);
-            } else if (decision.suspends()) {
-                reportSuspension(claimed, decision);
-            } else if (decision.retriedByPolicy() && decision.error() != null) {
-                reportRetry(claimed, decision);
+        if (ending != null && result.fate() == StepEvent.Fate.COMMITTED) {
+            if (ending.transition().kind() == Outcome.Kind.STOP) {
+                reportFailure(claimed, ending);
+            } else if (ending.suspends()) {
+                reportSuspension(claimed, ending);
+            } else if (ending.retriedByPolicy() && ending.error() != null) {
+                reportRetry(claimed, ending);
             }
         }
         events.stepFinished(new StepEvent(claimed.id(), claimed.machine(), claimed.version(), claimed.step(),
-                claimed.queue(), claimed.leaseToken(), decision == null ? null : decision.outcome(), result.fate(),
+                claimed.queue(), claimed.leaseToken(), ending == null ? null : ending.outcome(), result.fate(),
                 Duration.ofNanos(System.nanoTime() - step.startedNanos()),
-                decision == null ? null : decision.error()));
+                ending == null ? null : ending.error()));
     }
 
     /**
@@ -256,14 +256,14 @@ public final class StepExecutor {
      * write ended nothing). The reason is what {@code last_error} holds; never the state, which may hold personal
      * data.
      */
-    private static void reportFailure(ClaimedStep claimed, StepRunner.Decision decision) {
-        String reason = decision.transition().error();
-        if (decision.error() == null) {
+    private static void reportFailure(ClaimedStep claimed, StepRunner.Ending ending) {
+        String reason = ending.transition().error();
+        if (ending.error() == null) {
             log.warn("Instance {} ({} v{}) failed at step '{}', attempt {}: {}", claimed.id(), claimed.machine(),
                     claimed.version(), claimed.step(), claimed.attempt(), reason);
         } else {
             log.warn("Instance {} ({} v{}) failed at step '{}', attempt {}: {}", claimed.id(), claimed.machine(),
-                    claimed.version(), claimed.step(), claimed.attempt(), reason, decision.error());
+                    claimed.version(), claimed.step(), claimed.attempt(), reason, ending.error());
         }
     }
 
@@ -271,10 +271,10 @@ public final class StepExecutor {
      * A failed step has just been given a retry by its retry policy (docs/DESIGN.md, "Retry policies"): said at INFO,
      * without the stack trace, which the WARN of the instance's failure carries if the policy gives up.
      */
-    private static void reportRetry(ClaimedStep claimed, StepRunner.Decision decision) {
+    private static void reportRetry(ClaimedStep claimed, StepRunner.Ending ending) {
         log.info("Instance {} ({} v{}) failed at step '{}', attempt {}, retried in {} by its retry policy: {}",
                 claimed.id(), claimed.machine(), claimed.version(), claimed.step(), claimed.attempt(),
-                Duration.ofMillis(decision.transition().delayMillis()), decision.transition().error());
+                Duration.ofMillis(ending.transition().delayMillis()), ending.transition().error());
     }
 
     /**
@@ -282,14 +282,14 @@ public final class StepExecutor {
      * suspension, at WARN, by the node whose write suspended it, with the upcaster's error when one failed; never the
      * state. A retry that finds it no better suspends it again, and says so again.
      */
-    private void reportSuspension(ClaimedStep claimed, StepRunner.Decision decision) {
-        String reason = decision.transition().error();
-        if (decision.error() == null) {
+    private void reportSuspension(ClaimedStep claimed, StepRunner.Ending ending) {
+        String reason = ending.transition().error();
+        if (ending.error() == null) {
             log.warn("Instance {} ({} v{}) suspended at step '{}': {}", claimed.id(), claimed.machine(),
                     claimed.version(), claimed.step(), reason);
         } else {
             log.warn("Instance {} ({} v{}) suspended at step '{}': {}", claimed.id(), claimed.machine(),
-                    claimed.version(), claimed.step(), reason, decision.error());
+                    claimed.version(), claimed.step(), reason, ending.error());
         }
         events.instanceSuspended(claimed.id(), claimed.machine(), claimed.version(), claimed.step(),
                 String.valueOf(reason));

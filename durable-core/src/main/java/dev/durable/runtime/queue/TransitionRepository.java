@@ -408,7 +408,7 @@ public final class TransitionRepository {
 
         static Statement of(Transition transition) {
             return switch (transition.kind()) {
-                case NEXT -> transition.keepsClaim() ? CONTINUE : NEXT;
+                case NEXT -> transition.continues() ? CONTINUE : NEXT;
                 case RETRY -> RETRY;
                 case AWAIT -> AWAIT;
                 case DONE, STOP -> TERMINAL;
@@ -569,7 +569,7 @@ public final class TransitionRepository {
     private JdbcClient.StatementSpec onClaims(String sql, List<Transition> batch) {
         return planning.hot().sql(sql)
                 .param("id", ids(batch))
-                .param("token", column(batch, "int8", transition -> transition.claim().token()))
+                .param("token", column(batch, "int8", transition -> transition.claim().leaseToken()))
                 .param("version", column(batch, "int4", Transition::upgradedVersion))
                 .param("renamed", column(batch, "text", Transition::renamedStep))
                 .param("ranStep", column(batch, "text", transition -> transition.run().step()))

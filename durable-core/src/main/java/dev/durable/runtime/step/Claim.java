@@ -2,5 +2,5 @@ package dev.durable.runtime.step;
 
 
 /** A row id and the lease token of the claim on it. */
-public record Claim(long id, long token) {
+public record Claim(long id, long leaseToken) {
 }

@@ -54,27 +54,28 @@ public final class StepRunner {
     }
 
     /**
-     * What a step decided, ready to commit.
+     * How a step ended, ready to commit: the transition its outcome writes, and for the listeners the outcome's kind
+     * and the error (docs/DESIGN.md, "Glossary": outcome, transition, fate).
      *
      * @param outcome         what the step or its error handler decided; {@code null} when nothing ran (a suspension)
      * @param error           why the error path was taken, or what made the row refused
      * @param retriedByPolicy whether the transition is a retry the step's retry policy decided
      */
-    public record Decision(Transition transition, Outcome.@Nullable Kind outcome, @Nullable Throwable error,
+    public record Ending(Transition transition, Outcome.@Nullable Kind outcome, @Nullable Throwable error,
             boolean retriedByPolicy) {
 
-        Decision(Transition transition, Outcome.@Nullable Kind outcome, @Nullable Throwable error) {
+        Ending(Transition transition, Outcome.@Nullable Kind outcome, @Nullable Throwable error) {
             this(transition, outcome, error, false);
         }
 
-        /** Whether the decision suspends the instance instead of running its step. */
+        /** Whether the ending suspends the instance instead of running its step. */
         public boolean suspends() {
             return transition.suspension() != null;
         }
 
-        /** The same decision, committing {@code changed} instead. */
-        Decision with(Transition changed) {
-            return new Decision(changed, outcome, error, retriedByPolicy);
+        /** The same ending, committing {@code changed} instead. */
+        Ending with(Transition changed) {
+            return new Ending(changed, outcome, error, retriedByPolicy);
         }
     }
 
@@ -117,7 +118,7 @@ public final class StepRunner {
         return own != null ? own : defaultTimeout;
     }
 
-    public Decision run(Running running) {
+    public Ending run(Running running) {
         ClaimedStep stored = running.claimed();
         StatePreparation.Prepared prepared = preparation.prepare(stored.machine(), stored.version(), stored.step(),
                 stored.stateJson());
@@ -133,23 +134,23 @@ public final class StepRunner {
         // The step runs as what it is now: its context, its history and its messages name the current version and
         // step; the commit writes them into the row.
         ClaimedStep claimed = upgrade == null ? stored : stored.upgradedTo(upgrade);
-        Decision decision = run(running, claimed, ready);
-        return upgrade == null ? decision : decision.with(decision.transition().upgrading(upgrade));
+        Ending ending = run(running, claimed, ready);
+        return upgrade == null ? ending : ending.with(ending.transition().upgrading(upgrade));
     }
 
     /**
      * A row whose step must not run: suspended, or failed, as the lossy-state setting says; its stored state, version
      * and step are left as they are.
      */
-    private Decision refuse(ClaimedStep claimed, StatePreparation.Refused refused) {
+    private Ending refuse(ClaimedStep claimed, StatePreparation.Refused refused) {
         String reason = clean(refused.reason());
         if (lossyState == EngineSettings.LossyState.FAIL) {
-            return new Decision(Transition.stop(claimed, reason), Outcome.Kind.STOP, refused.cause());
+            return new Ending(Transition.stop(claimed, reason), Outcome.Kind.STOP, refused.cause());
         }
-        return new Decision(Transition.suspend(claimed, reason), null, refused.cause());
+        return new Ending(Transition.suspend(claimed, reason), null, refused.cause());
     }
 
-    private Decision run(Running running, ClaimedStep claimed, StatePreparation.Ready ready) {
+    private Ending run(Running running, ClaimedStep claimed, StatePreparation.Ready ready) {
         MachineDefinition machine = ready.definition();
         DefaultStepContext context = new DefaultStepContext(claimed, inbox(claimed), children, machine);
         StepDefinition step = ready.stepDefinition();
@@ -196,7 +197,7 @@ public final class StepRunner {
                 : new StepFailureException.Timeout(message, cause);
     }
 
-    private Decision handleError(ClaimedStep claimed, MachineDefinition machine, RetryPolicy policy,
+    private Ending handleError(ClaimedStep claimed, MachineDefinition machine, RetryPolicy policy,
             @Nullable Object state, boolean stateReadable, DefaultStepContext context, Exception failure) {
         // An interrupt that ended the step must not also cut short its error handler.
         Thread.interrupted();
@@ -210,7 +211,7 @@ public final class StepRunner {
             return encode(context, machine, policy, outcome, stateReadable, failure);
         } catch (Exception handlerError) {
             String reason = describe(failure) + "; then the error handler failed: " + describe(handlerError);
-            return new Decision(Transition.stop(claimed, reason), Outcome.Kind.STOP, failure);
+            return new Ending(Transition.stop(claimed, reason), Outcome.Kind.STOP, failure);
         }
     }
 
@@ -219,25 +220,25 @@ public final class StepRunner {
      *
      * @throws StepFailureException.InvalidOutcome if it cannot be used
      */
-    private Decision encode(DefaultStepContext context, MachineDefinition machine, RetryPolicy policy,
+    private Ending encode(DefaultStepContext context, MachineDefinition machine, RetryPolicy policy,
             @Nullable Outcome outcome, boolean stateReadable, @Nullable Exception failure) {
         ClaimedStep claimed = context.claimed();
         if (outcome == null) {
             throw new StepFailureException.InvalidOutcome(where(claimed, machine)
                     + " returned null; it must return an Outcome");
         }
-        Decision decision = encodeOutcome(context, machine, policy, outcome, stateReadable, failure);
+        Ending ending = encodeOutcome(context, machine, policy, outcome, stateReadable, failure);
         if (outcome.children().isEmpty()) {
-            return decision;
+            return ending;
         }
         List<NewChild> children = new ArrayList<>(outcome.children().size());
         for (Child child : outcome.children()) {
             children.add(child(claimed, machine, child));
         }
-        return decision.with(decision.transition().startingChildren(children));
+        return ending.with(ending.transition().startingChildren(children));
     }
 
-    private Decision encodeOutcome(DefaultStepContext context, MachineDefinition machine, RetryPolicy policy,
+    private Ending encodeOutcome(DefaultStepContext context, MachineDefinition machine, RetryPolicy policy,
             Outcome outcome, boolean stateReadable, @Nullable Exception failure) {
         ClaimedStep claimed = context.claimed();
         List<Long> awaited = awaitedIds(claimed);
@@ -248,7 +249,7 @@ public final class StepRunner {
                         + machine.steps().keySet() + ")");
             }
             String state = stateJson(claimed, machine, next.state(), stateReadable);
-            return new Decision(Transition.next(claimed, next.step(), state, awaited, next.delay().toMillis()),
+            return new Ending(Transition.next(claimed, next.step(), state, awaited, next.delay().toMillis()),
                     Outcome.Kind.NEXT, failure);
         }
         if (outcome instanceof Outcome.Retry retry) {
@@ -257,14 +258,14 @@ public final class StepRunner {
                 return byPolicy(claimed, policy, failure, state);
             }
             String error = failure == null ? null : describe(failure);
-            return new Decision(Transition.retry(claimed, state, retry.delay().toMillis(), error), Outcome.Kind.RETRY,
+            return new Ending(Transition.retry(claimed, state, retry.delay().toMillis(), error), Outcome.Kind.RETRY,
                     failure);
         }
         if (outcome instanceof Outcome.Await await) {
             checkAwaitedDeclared(claimed, machine, await.signals());
             String state = stateJson(claimed, machine, await.state(), stateReadable);
             Long timeoutMillis = await.timeout() == null ? null : await.timeout().toMillis();
-            return new Decision(Transition.await(claimed, await.signals(), await.join(), context.childrenSeen(),
+            return new Ending(Transition.await(claimed, await.signals(), await.join(), context.childrenSeen(),
                     timeoutMillis, state, awaited), Outcome.Kind.AWAIT, failure);
         }
         if (outcome instanceof Outcome.Done done) {
@@ -275,10 +276,10 @@ public final class StepRunner {
             } catch (UnstorableValueException e) {
                 throw new StepFailureException.InvalidOutcome(e.getMessage(), e);
             }
-            return new Decision(Transition.done(claimed, result), Outcome.Kind.DONE, failure);
+            return new Ending(Transition.done(claimed, result), Outcome.Kind.DONE, failure);
         }
         Outcome.Stop stop = (Outcome.Stop) outcome;
-        return new Decision(Transition.stop(claimed, clean(stop.reason())), Outcome.Kind.STOP, failure);
+        return new Ending(Transition.stop(claimed, clean(stop.reason())), Outcome.Kind.STOP, failure);
     }
 
     /**
@@ -288,7 +289,7 @@ public final class StepRunner {
      * cannot succeed on another run (an invalid outcome, an unknown step, an unreadable state), when its type is
      * non-retryable, or when the policy gives up.
      */
-    private static Decision byPolicy(ClaimedStep claimed, RetryPolicy policy, @Nullable Exception failure,
+    private static Ending byPolicy(ClaimedStep claimed, RetryPolicy policy, @Nullable Exception failure,
             @Nullable String stateJson) {
         if (failure != null && !mayRetry(failure)) {
             return fails(claimed, describe(failure), failure);
@@ -308,7 +309,7 @@ public final class StepRunner {
                     + " (at most " + policy.maxAttempts() + ")"
                     + (failure == null ? "" : "; last error: " + describe(failure)), failure);
         }
-        return new Decision(Transition.retry(claimed, stateJson, delay.toMillis(),
+        return new Ending(Transition.retry(claimed, stateJson, delay.toMillis(),
                 failure == null ? null : describe(failure)), Outcome.Kind.RETRY, failure, true);
     }
 
@@ -320,8 +321,8 @@ public final class StepRunner {
         return !(failure instanceof StepFailureException) || failure instanceof StepFailureException.Timeout;
     }
 
-    private static Decision fails(ClaimedStep claimed, String reason, @Nullable Exception failure) {
-        return new Decision(Transition.stop(claimed, clean(reason)), Outcome.Kind.STOP, failure);
+    private static Ending fails(ClaimedStep claimed, String reason, @Nullable Exception failure) {
+        return new Ending(Transition.stop(claimed, clean(reason)), Outcome.Kind.STOP, failure);
     }
 
     /**

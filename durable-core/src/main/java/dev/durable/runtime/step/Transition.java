@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The transition of one claimed row that a step's outcome asks for, validated and serialized: what the committer
  * writes. Built by the runtime from an {@link Outcome}, whose kind it keeps; the repository turns a batch of them
- * into a few fenced statements. A {@code next} that keeps its claim ({@link #keepsClaim()}) leaves the row executing
+ * into a few fenced statements. A {@code next} that keeps its claim ({@link #continues()}) leaves the row executing
  * under the same lease token, and the node runs the next step at once (inline execution of a chain).
  *
  * @param run           the run of the step that decided it, as the instance's history records it
@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  *                        after an ambiguous commit, the continuation records its history entry only if the claim
  *                        has no more than these (docs/DESIGN.md, "Fencing", ambiguous commits); 0 otherwise
  */
-public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsClaim, @Nullable String step,
+public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean continues, @Nullable String step,
         @Nullable String stateJson, long delayMillis, List<String> awaits, @Nullable Long timeoutMillis,
         List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error, Outcome.@Nullable Join join,
         int childrenSeen, List<NewChild> children, @Nullable String suspension,
@@ -65,11 +65,11 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsC
         if (!children.isEmpty() && (kind == Outcome.Kind.RETRY || kind == Outcome.Kind.STOP)) {
             throw new IllegalArgumentException("a " + kind + " starts no children");
         }
-        if (keepsClaim && (kind != Outcome.Kind.NEXT || delayMillis > 0)) {
+        if (continues && (kind != Outcome.Kind.NEXT || delayMillis > 0)) {
             throw new IllegalArgumentException("only a next due at once keeps its claim, not " + kind
                     + " after " + delayMillis + " ms");
         }
-        if (continuesBefore < 0 || !keepsClaim && continuesBefore != 0) {
+        if (continuesBefore < 0 || !continues && continuesBefore != 0) {
             throw new IllegalArgumentException("only a next that keeps its claim counts the continuations before it,"
                     + " and never fewer than none: " + continuesBefore);
         }
@@ -169,7 +169,7 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsC
      * This {@code next}, keeping the claim for the next step; {@code continuesBefore} continuations of the claim
      * committed before it.
      */
-    public Transition keepingClaim(int continuesBefore) {
+    public Transition continuing(int continuesBefore) {
         return new Transition(claim, run, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
                 resultJson, error, join, childrenSeen, children, suspension, upgrade, continuesBefore);
     }
@@ -178,13 +178,13 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsC
     public Transition startingChildren(List<NewChild> more) {
         List<NewChild> all = new ArrayList<>(children);
         all.addAll(more);
-        return new Transition(claim, run, kind, keepsClaim, step, stateJson, delayMillis, awaits, timeoutMillis,
+        return new Transition(claim, run, kind, continues, step, stateJson, delayMillis, awaits, timeoutMillis,
                 awaitedIds, resultJson, error, join, childrenSeen, all, suspension, upgrade, continuesBefore);
     }
 
     /** This transition, its step having run for {@code durationMillis}. */
     public Transition took(long durationMillis) {
-        return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis), kind, keepsClaim, step,
+        return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis), kind, continues, step,
                 stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join, childrenSeen,
                 children, suspension, upgrade, continuesBefore);
     }
@@ -194,7 +194,7 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean keepsC
      * the step by its current name.
      */
     public Transition upgrading(Upgrade upgrade) {
-        return new Transition(claim, new Run(upgrade.step(), run.attempt(), run.durationMillis()), kind, keepsClaim,
+        return new Transition(claim, new Run(upgrade.step(), run.attempt(), run.durationMillis()), kind, continues,
                 step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join,
                 childrenSeen, children, suspension, upgrade, continuesBefore);
     }

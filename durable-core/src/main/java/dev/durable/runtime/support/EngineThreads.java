@@ -38,7 +38,7 @@ public final class EngineThreads {
                         Runtime.version());
             }
         }
-        // Unbounded, but never more threads than steps in flight: the queues' slots bound those.
+        // Unbounded, but never more threads than steps in user code at once: the queues' slots bound those.
         return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 daemonThreads("durable-step"));
     }

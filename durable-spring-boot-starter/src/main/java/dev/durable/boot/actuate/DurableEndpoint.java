@@ -51,7 +51,7 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>{@code GET /actuator/durable}: the node, the registered machines and, per queue, the instances by status
  *       (all nodes), the unfinished and failed ones by what they wait for ({@link WaitReason}), in all and per machine
  *       version, the age of the oldest runnable instance, expired leases not yet reaped, and this node's
- *       concurrency, steps in flight and whether it paused the queue; the recurring schedules of the cluster; and
+ *       concurrency, its claims and whether it paused the queue; the recurring schedules of the cluster; and
  *       what no live node can run (stranded instances and schedules);</li>
  *   <li>{@code GET /actuator/durable/{id}}: one instance, without its state and result unless
  *       {@code management.endpoint.durable.show-values} allows them (they may hold personal data);</li>
@@ -112,7 +112,7 @@ public class DurableEndpoint {
         EngineStats stats = engine.stats();
         NodeDescriptor node = new NodeDescriptor(engine.nodeId(), label(engine.state()),
                 engine.databaseError().map(e -> e.getClass().getName() + ": " + e.getMessage()).orElse(null),
-                engine.inFlight(), engine.zombies(), engine.hasTooManyZombies(), stats.reaperLastRun(),
+                engine.claims(), engine.zombies(), engine.hasTooManyZombies(), stats.reaperLastRun(),
                 stats.reaped(), engine.heldByDeployCheck());
         List<MachineDescriptor> machines = engine.machines().all().stream().map(DurableEndpoint::describe).toList();
         Map<String, QueueSummary> summaries = new TreeMap<>();
@@ -477,7 +477,7 @@ public class DurableEndpoint {
                 .toList();
         return new QueueDescriptor(byStatus, summary == null ? null : summary.oldestRunnableAge(),
                 summary == null ? 0 : summary.expiredLeases(), local == null ? 0 : local.concurrency(),
-                local == null ? 0 : local.inFlight(), local != null && local.paused(),
+                local == null ? 0 : local.claims(), local != null && local.paused(),
                 local != null && local.active(), labels(counts.byReason()), machines);
     }
 
@@ -567,7 +567,7 @@ public class DurableEndpoint {
      * @param reaperLastRun  when this node's reaper last completed a run
      * @param reaped         expired claims this node's reaper returned to runnable since start
      */
-    public record NodeDescriptor(String id, String state, @Nullable String databaseError, int inFlight, int zombies,
+    public record NodeDescriptor(String id, String state, @Nullable String databaseError, int claims, int zombies,
             boolean tooManyZombies, @Nullable Instant reaperLastRun, long reaped, boolean heldByDeployCheck) {
     }
 
@@ -614,7 +614,7 @@ public class DurableEndpoint {
      * @param oldestRunnableAge  how long the oldest eligible runnable instance has waited; {@code null} if none
      * @param expiredLeases      executing instances whose lease expired and that are not reaped yet
      * @param concurrency        how many of the queue's steps this node runs at once (0 if it does not work it)
-     * @param inFlight           the queue's steps running on this node now
+     * @param claims             the queue's rows this node holds claimed now: waiting for a slot, running or committing
      * @param paused             whether this node paused the queue
      * @param polled             whether this node polls the queue (it has slots and machines on it)
      * @param reasons            its unfinished and failed instances by what they wait for, every reason present
@@ -623,7 +623,7 @@ public class DurableEndpoint {
      * @param machines           the same per machine version, for each that has such instances on the queue
      */
     public record QueueDescriptor(Map<String, Long> counts, @Nullable Duration oldestRunnableAge, long expiredLeases,
-            int concurrency, int inFlight, boolean paused, boolean polled, Map<String, Long> reasons,
+            int concurrency, int claims, boolean paused, boolean polled, Map<String, Long> reasons,
             List<MachineCountsDescriptor> machines) implements OperationResponseBody {
     }
 

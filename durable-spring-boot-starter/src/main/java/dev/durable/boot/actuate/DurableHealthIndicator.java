@@ -34,7 +34,7 @@ public class DurableHealthIndicator implements HealthIndicator {
         };
         health.withDetail("node", engine.nodeId())
                 .withDetail("state", state.name().toLowerCase(java.util.Locale.ROOT))
-                .withDetail("inFlight", engine.inFlight())
+                .withDetail("claims", engine.claims())
                 .withDetail("zombies", engine.zombies())
                 .withDetail("maxZombies", engine.settings().maxZombies());
         if (state == NodeState.DEGRADED) {

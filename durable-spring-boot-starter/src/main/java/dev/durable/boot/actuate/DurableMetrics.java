@@ -60,8 +60,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code durable.cancels}</td><td>counter</td><td>result: cancelled, already_cancelled, refused</td></tr>
  *   <tr><td>{@code durable.instances.suspended}</td><td>counter</td><td>machine: instances this node suspended
  *       instead of running a step that would have lost stored data</td></tr>
- *   <tr><td>{@code durable.steps.in.flight}, {@code durable.zombies}</td><td>gauges</td><td></td></tr>
- *   <tr><td>{@code durable.queue.concurrency}, {@code durable.queue.in.flight}</td><td>gauges (this node)</td>
+ *   <tr><td>{@code durable.claims}, {@code durable.zombies}</td><td>gauges</td><td></td></tr>
+ *   <tr><td>{@code durable.queue.concurrency}, {@code durable.queue.claims}</td><td>gauges (this node)</td>
  *       <td>queue</td></tr>
  *   <tr><td>{@code durable.queue.depth}</td><td>gauge (database)</td><td>queue, status: runnable, executing,
  *       awaiting_signal, suspended, failed (not done and cancelled: history is no depth, and only a scan counts
@@ -152,7 +152,7 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
                 Tags.of("result", "already_cancelled"));
         counter(registry, "durable.cancels", cancels, stats, EngineStats::cancelsRefused,
                 Tags.of("result", "refused"));
-        Gauge.builder("durable.steps.in.flight", engine, DurableEngine::inFlight)
+        Gauge.builder("durable.claims", engine, DurableEngine::claims)
                 .description("Steps running on this node").register(registry);
         Gauge.builder("durable.zombies", engine, DurableEngine::zombies)
                 .description("Interrupted steps that have not ended").register(registry);
@@ -160,7 +160,7 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
             Gauge.builder("durable.queue.concurrency", engine, e -> localQueue(e, queue, true))
                     .description("Steps of the queue this node runs at most at once").tag("queue", queue)
                     .register(registry);
-            Gauge.builder("durable.queue.in.flight", engine, e -> localQueue(e, queue, false))
+            Gauge.builder("durable.queue.claims", engine, e -> localQueue(e, queue, false))
                     .description("Steps of the queue running on this node").tag("queue", queue).register(registry);
         });
         queueGauges.add(new QueueGauges(registry));
@@ -269,7 +269,7 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
         if (status == null) {
             return Double.NaN;
         }
-        return concurrency ? status.concurrency() : status.inFlight();
+        return concurrency ? status.concurrency() : status.claims();
     }
 
     /** The database gauges of one registry. */

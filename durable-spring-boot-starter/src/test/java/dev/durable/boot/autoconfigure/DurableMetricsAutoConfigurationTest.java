@@ -29,7 +29,7 @@ class DurableMetricsAutoConfigurationTest {
             assertThat(context).hasSingleBean(DurableMetrics.class);
             DurableMetrics metrics = context.getBean(DurableMetrics.class);
             metrics.bindTo(context.getBean(MeterRegistry.class));
-            assertThat(context.getBean(MeterRegistry.class).find("durable.steps.in.flight").gauge()).isNotNull();
+            assertThat(context.getBean(MeterRegistry.class).find("durable.claims").gauge()).isNotNull();
         });
     }
 

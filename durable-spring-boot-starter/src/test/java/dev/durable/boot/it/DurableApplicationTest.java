@@ -159,7 +159,7 @@ class DurableApplicationTest extends IntegrationTest {
         assertThat(defaults.path("counts").path("done").asLong()).isEqualTo(1);
         assertThat(defaults.path("counts").has("awaiting_signal")).isTrue();
         assertThat(defaults.path("concurrency").asInt()).isEqualTo(10);
-        assertThat(defaults.has("inFlight")).isTrue();
+        assertThat(defaults.has("claims")).isTrue();
         assertThat(defaults.path("paused").asBoolean()).isFalse();
         assertThat(defaults.path("expiredLeases").asLong()).isZero();
         JsonNode other = body.path("queues").path("other");

@@ -168,7 +168,7 @@ class MetricsTest extends IntegrationTest {
                 .value()).isZero();
         assertThat(registry.find("durable.queue.oldest.runnable.age").tag("queue", "default").gauge()).isNotNull();
         assertThat(registry.find("durable.queue.expired.leases").tag("queue", "default").gauge()).isNotNull();
-        assertThat(registry.get("durable.steps.in.flight").gauge().value()).isGreaterThanOrEqualTo(0);
+        assertThat(registry.get("durable.claims").gauge().value()).isGreaterThanOrEqualTo(0);
         assertThat(registry.get("durable.queue.concurrency").tag("queue", "slow").gauge().value()).isEqualTo(4);
         assertThat(registry.get("durable.zombies").gauge().value()).isZero();
     }

@@ -20,9 +20,9 @@ import org.jspecify.annotations.Nullable;
  * Judges each group of what is in flight with the {@link DeployClassifier} (docs/DESIGN.md, "The deploy check"): from
  * the database, with the sampled states as stored; from an exported report, with a skeleton document per shape.
  */
-public final class DeployChecker {
+public final class DeployVerdicts {
 
-    private DeployChecker() {
+    private DeployVerdicts() {
     }
 
     /** What a check found, which a {@code DeployCheck} presents: a finding per group of a registered machine. */
