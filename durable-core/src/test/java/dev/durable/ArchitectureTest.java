@@ -11,11 +11,15 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.EngineSettings;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -65,6 +69,24 @@ class ArchitectureTest {
                 .because("the engine assembles its parts; a part that called back into it would tie every package"
                         + " to the facade")
                 .check(core);
+    }
+
+    @Test
+    void thePartsTakeTheSettingsTheyUseNotEngineSettingsWhole() {
+        // Each part is built with the values it reads (a record of them, or parameters), so that a reader sees what a
+        // part depends on; only the checks of the settings take them whole. Its constants and enums may be read.
+        Set<String> checks = Set.of("SettingsChecks", "NodeMachines");
+        List<String> offenders = new ArrayList<>();
+        core.stream().filter(internal(RUNTIME)).filter(part -> !checks.contains(part.getSimpleName()))
+                .forEach(part -> {
+                    part.getFields().stream().filter(field -> field.getRawType().isEquivalentTo(EngineSettings.class))
+                            .forEach(field -> offenders.add(field.getFullName()));
+                    part.getCodeUnits().stream()
+                            .filter(unit -> unit.getRawParameterTypes().stream()
+                                    .anyMatch(type -> type.isEquivalentTo(EngineSettings.class)))
+                            .forEach(unit -> offenders.add(unit.getFullName()));
+                });
+        assertThat(offenders).as("parts of the runtime that take EngineSettings whole").isEmpty();
     }
 
     @Test

@@ -162,9 +162,10 @@ public final class DurableEngine implements AutoCloseable {
                 settings.leaseTtl(), settings.maxRetryBackoff()), NodeMachines.versionsOnQueue(machines, name),
                 nodeId, claims, executor, events, lifecycle, deployGuard)));
         this.heartbeat = new Heartbeat(claims, owners, settings.leaseTtl(), settings.heartbeatInterval());
-        this.reaper = new Reaper(claims, planning, events, names -> names.forEach(owners::wake), settings, nodeId,
+        this.reaper = new Reaper(claims, planning, events, owners, new Reaper.Settings(settings.leaseTtl(),
+                settings.heartbeatInterval(), settings.reaperInterval(), settings.reaperBatchSize()), nodeId,
                 settings.nodeName() + ":");
-        this.registry = new NodeRegistry(new NodeRepository(planning), nodeId, machines, settings);
+        this.registry = new NodeRegistry(new NodeRepository(planning), nodeId, machines, settings.leaseTtl());
         this.heartbeatLoop = new BackgroundLoop(Heartbeat.NAME, () -> {
             Duration next = heartbeat.beat();
             registry.renew();
@@ -177,11 +178,12 @@ public final class DurableEngine implements AutoCloseable {
             deployGuard.onReaperRun();
             return next;
         }, lifecycle, events, settings.maxRetryBackoff());
-        AwaitDeadlines deadlines = new AwaitDeadlines(new DeadlineRepository(planning), events,
-                names -> names.forEach(owners::wake), settings);
+        AwaitDeadlines deadlines = new AwaitDeadlines(new DeadlineRepository(planning), events, owners,
+                settings.reaperBatchSize());
         this.deadlineLoop = new BackgroundLoop(AwaitDeadlines.NAME, deadlines::sweep, lifecycle, events,
                 settings.maxRetryBackoff());
-        RecurringSchedules recurring = new RecurringSchedules(schedules, machines, events, owners::wake, settings);
+        RecurringSchedules recurring = new RecurringSchedules(schedules, machines, events, owners,
+                settings.pollInterval(), settings.reaperBatchSize(), settings.scheduleMisfireThreshold());
         this.scheduleLoop = new BackgroundLoop(RecurringSchedules.NAME, recurring::sweep, lifecycle, events,
                 settings.maxRetryBackoff());
         Map<String, QueueOwner> working = new LinkedHashMap<>();
@@ -192,10 +194,12 @@ public final class DurableEngine implements AutoCloseable {
         });
         WorkProbe probe = new WorkProbe(new ProbeRepository(planning), working,
                 machines.all().stream().map(MachineDefinition::name).distinct().toList(), deadlineLoop::wake,
-                scheduleLoop::wake, () -> stats.picked(), settings);
+                scheduleLoop::wake, () -> stats.picked(), settings.pollInterval(), settings.idlePollInterval());
         this.probeLoop = new BackgroundLoop(WorkProbe.NAME, probe::probe, lifecycle, events,
                 settings.maxRetryBackoff());
-        Retention retention = new Retention(new RetentionRepository(planning), events, settings);
+        Retention retention = new Retention(new RetentionRepository(planning), events,
+                settings.retentionDone(), settings.retentionFailed(), settings.retentionCancelled(),
+                settings.retentionBatchSize(), settings.retentionInterval());
         this.retentionLoop = retention.enabled() ? new BackgroundLoop(Retention.NAME, retention::sweep, lifecycle,
                 events, settings.maxRetryBackoff()) : null;
     }

@@ -131,8 +131,8 @@ class RetentionTest {
             instance("done", 120);
         }
         Duration interval = Duration.ofMinutes(1);
-        Retention sweep = new Retention(retention, new EngineEvents(DurableListener.NONE), EngineSettings.builder()
-                .retentionDone(Duration.ofHours(1)).retentionBatchSize(2).retentionInterval(interval).build());
+        Retention sweep = new Retention(retention, new EngineEvents(DurableListener.NONE), Duration.ofHours(1),
+                null, null, 2, interval);
 
         Duration first = sweep.sweep();
         assertThat(first).isPositive().isLessThan(interval);

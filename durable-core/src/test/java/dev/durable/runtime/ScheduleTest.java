@@ -13,6 +13,7 @@ import dev.durable.StoredSchedule;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineDefinitionException;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.queue.QueueOwners;
 import dev.durable.runtime.support.EngineEvents;
 import dev.durable.runtime.time.RecurringSchedules;
 import dev.durable.runtime.time.ScheduleRepository;
@@ -307,7 +308,8 @@ class ScheduleTest {
     private static RecurringSchedules sweeper(MachineDefinition... machines) {
         EngineSettings settings = EngineFixture.fastSettings("sweeper", machines).build();
         return new RecurringSchedules(repository(), MachineRegistry.of(machines),
-                new EngineEvents(DurableListener.NONE), queue -> { }, settings);
+                new EngineEvents(DurableListener.NONE), new QueueOwners(new EngineEvents(DurableListener.NONE)),
+                settings.pollInterval(), settings.reaperBatchSize(), settings.scheduleMisfireThreshold());
     }
 
     private static int fire(ScheduleRepository schedules, ScheduleRepository.DueSchedule due) {

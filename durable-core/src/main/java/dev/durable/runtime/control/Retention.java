@@ -1,7 +1,6 @@
 package dev.durable.runtime.control;
 
 import dev.durable.InstanceStatus;
-import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.support.EngineEvents;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -32,16 +31,26 @@ public final class Retention {
 
     private final RetentionRepository repository;
     private final EngineEvents events;
-    private final EngineSettings settings;
+    private final int batchSize;
+    private final Duration interval;
     private final Map<InstanceStatus, Duration> keep = new LinkedHashMap<>();
 
-    public Retention(RetentionRepository repository, EngineEvents events, EngineSettings settings) {
+    /**
+     * @param done      how long a done instance is kept ({@code retention.done}); {@code null} or zero: for ever
+     * @param failed    the same for a failed one ({@code retention.failed})
+     * @param cancelled the same for a cancelled one ({@code retention.cancelled})
+     * @param batchSize how many instances of a status one statement deletes
+     * @param interval  the pause between sweeps once nothing more is due
+     */
+    public Retention(RetentionRepository repository, EngineEvents events, @Nullable Duration done,
+            @Nullable Duration failed, @Nullable Duration cancelled, int batchSize, Duration interval) {
         this.repository = repository;
         this.events = events;
-        this.settings = settings;
-        put(InstanceStatus.DONE, settings.retentionDone());
-        put(InstanceStatus.FAILED, settings.retentionFailed());
-        put(InstanceStatus.CANCELLED, settings.retentionCancelled());
+        this.batchSize = batchSize;
+        this.interval = interval;
+        put(InstanceStatus.DONE, done);
+        put(InstanceStatus.FAILED, failed);
+        put(InstanceStatus.CANCELLED, cancelled);
     }
 
     private void put(InstanceStatus status, @Nullable Duration age) {
@@ -60,7 +69,7 @@ public final class Retention {
      * back full, {@link #PAUSE_PER_BATCH_TIME} times as long as this sweep took; then the retention interval.
      */
     public Duration sweep() {
-        int batch = settings.retentionBatchSize();
+        int batch = batchSize;
         boolean more = false;
         long begin = System.nanoTime();
         for (Map.Entry<InstanceStatus, Duration> entry : keep.entrySet()) {
@@ -72,6 +81,6 @@ public final class Retention {
             }
         }
         return more ? Duration.ofNanos((System.nanoTime() - begin) * PAUSE_PER_BATCH_TIME)
-                : settings.retentionInterval();
+                : interval;
     }
 }

@@ -3,7 +3,6 @@ package dev.durable.runtime.node;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
-import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.StrandedInstances;
 import dev.durable.runtime.StrandedSchedule;
 import java.time.Duration;
@@ -40,7 +39,8 @@ public final class NodeRegistry {
     private volatile boolean failing;
     private boolean watchFailing;
 
-    public NodeRegistry(NodeRepository nodes, String nodeId, MachineRegistry machines, EngineSettings settings) {
+    /** @param live how long a registration counts as a live node's without renewal ({@code lease-ttl}) */
+    public NodeRegistry(NodeRepository nodes, String nodeId, MachineRegistry machines, Duration live) {
         this.nodes = nodes;
         this.nodeId = nodeId;
         // The versions it runs: those it registers, and the older ones their highest version upcasts, whose rows it
@@ -53,7 +53,7 @@ public final class NodeRegistry {
                         .map(version -> new NodeRepository.MachineVersion(entry.getKey(), version)))
                 .toList();
         // A node is live while its registration is younger than a lease: its heartbeat renews it far more often.
-        this.live = settings.leaseTtl();
+        this.live = live;
     }
 
     /**

@@ -1,14 +1,13 @@
 package dev.durable.runtime.node;
 
-import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.queue.QueueOwners;
 import dev.durable.runtime.support.EngineEvents;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,19 +30,34 @@ public final class Reaper {
     private final ClaimRepository claims;
     private final StatementPlanning planning;
     private final EngineEvents events;
-    private final Consumer<Set<String>> wakeQueues;
-    private final EngineSettings settings;
+    private final QueueOwners owners;
+    private final Settings settings;
     private final String nodeId;
     private final String ownerPrefix;
     private final Duration staleAfter;
     private long earlierStartsSettledAtNanos;
 
-    public Reaper(ClaimRepository claims, StatementPlanning planning, EngineEvents events,
-            Consumer<Set<String>> wakeQueues, EngineSettings settings, String nodeId, String ownerPrefix) {
+    /**
+     * What a reaper needs of the node's settings.
+     *
+     * @param leaseTtl          how long a claim lives unrenewed ({@code lease-ttl})
+     * @param heartbeatInterval how often a live node renews its claims ({@code heartbeat-interval})
+     * @param interval          the pause between runs ({@code reaper-interval})
+     * @param batchSize         how many expired claims one statement returns ({@code reaper-batch-size})
+     */
+    public record Settings(Duration leaseTtl, Duration heartbeatInterval, Duration interval, int batchSize) {
+    }
+
+    /**
+     * @param owners      whose pollers look at once at the queues of the rows a run returned to runnable
+     * @param ownerPrefix the node's name and a colon: the owner ids of this node's earlier starts begin with it
+     */
+    public Reaper(ClaimRepository claims, StatementPlanning planning, EngineEvents events, QueueOwners owners,
+            Settings settings, String nodeId, String ownerPrefix) {
         this.claims = claims;
         this.planning = planning;
         this.events = events;
-        this.wakeQueues = wakeQueues;
+        this.owners = owners;
         this.settings = settings;
         this.nodeId = nodeId;
         this.ownerPrefix = ownerPrefix;
@@ -63,26 +77,26 @@ public final class Reaper {
         Map<Long, String> released = claims.releaseEarlierStarts(ownerPrefix, nodeId, settings.leaseTtl(),
                 staleAfter);
         if (!released.isEmpty()) {
-            log.info("Released {} claims of earlier starts of node {}: {}", released.size(), settings.nodeName(),
-                    released.keySet());
+            log.info("Released {} claims of earlier starts of node {}: {}", released.size(),
+                    ownerPrefix.substring(0, ownerPrefix.length() - 1), released.keySet());
             total += released.size();
             queues.addAll(released.values());
         }
         Map<Long, String> reaped;
         do {
-            reaped = claims.reapExpired(settings.reaperBatchSize());
+            reaped = claims.reapExpired(settings.batchSize());
             if (!reaped.isEmpty()) {
                 log.info("Reaped {} expired claims: {}", reaped.size(), reaped.keySet());
             }
             total += reaped.size();
             queues.addAll(reaped.values());
-        } while (reaped.size() == settings.reaperBatchSize());
+        } while (reaped.size() == settings.batchSize());
         events.reaped(total);
         if (!queues.isEmpty()) {
-            wakeQueues.accept(queues);
+            owners.wake(queues);
         }
         long untilSettled = earlierStartsSettledAtNanos - System.nanoTime();
-        Duration interval = settings.reaperInterval();
+        Duration interval = settings.interval();
         return untilSettled > 0 && untilSettled < interval.toNanos() ? Duration.ofNanos(untilSettled) : interval;
     }
 }

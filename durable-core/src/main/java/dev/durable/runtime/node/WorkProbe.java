@@ -44,9 +44,12 @@ public final class WorkProbe {
      * @param deadlinesDue wakes the deadline sweep
      * @param schedulesDue wakes the schedule sweep
      * @param picked       how many rows this node has picked so far: while that grows, the node is busy
+     * @param interval     the pause while busy ({@code poll-interval})
+     * @param idleInterval the pause while idle ({@code idle-poll-interval})
      */
     public WorkProbe(ProbeRepository probes, Map<String, QueueOwner> pollers, List<String> machines,
-            Runnable deadlinesDue, Runnable schedulesDue, LongSupplier picked, EngineSettings settings) {
+            Runnable deadlinesDue, Runnable schedulesDue, LongSupplier picked, Duration interval,
+            Duration idleInterval) {
         this.probes = probes;
         this.pollers = Map.copyOf(pollers);
         this.queues = List.copyOf(pollers.keySet());
@@ -55,8 +58,8 @@ public final class WorkProbe {
         this.schedulesDue = schedulesDue;
         this.picked = picked;
         this.pickedBefore = picked.getAsLong();
-        this.interval = settings.pollInterval();
-        this.idleInterval = settings.idlePollInterval();
+        this.interval = interval;
+        this.idleInterval = idleInterval;
     }
 
     /** One look; returns the pause until the next. */

@@ -4,6 +4,7 @@ import dev.durable.runtime.step.Claim;
 import dev.durable.runtime.support.EngineEvents;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,6 +53,11 @@ public final class QueueOwners implements Committer.Node {
         if (owner != null) {
             owner.wake();
         }
+    }
+
+    /** Work became runnable on {@code queues}: the pollers of those this node works look now. */
+    public void wake(Collection<String> queues) {
+        queues.forEach(this::wake);
     }
 
     public void wakeAll() {

@@ -1,13 +1,12 @@
 package dev.durable.runtime.time;
 
-import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.queue.QueueOwner;
+import dev.durable.runtime.queue.QueueOwners;
 import dev.durable.runtime.support.BackgroundLoop;
 import dev.durable.runtime.support.EngineEvents;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,27 +32,30 @@ public final class AwaitDeadlines {
 
     private final DeadlineRepository deadlines;
     private final EngineEvents events;
-    private final Consumer<Set<String>> wakeQueues;
-    private final EngineSettings settings;
+    private final QueueOwners owners;
+    private final int batchSize;
 
-    public AwaitDeadlines(DeadlineRepository deadlines, EngineEvents events, Consumer<Set<String>> wakeQueues,
-            EngineSettings settings) {
+    /**
+     * @param owners    whose pollers look at once at the queues of the instances a sweep woke
+     * @param batchSize how many deadlines one statement fires ({@code reaper-batch-size})
+     */
+    public AwaitDeadlines(DeadlineRepository deadlines, EngineEvents events, QueueOwners owners, int batchSize) {
         this.deadlines = deadlines;
         this.events = events;
-        this.wakeQueues = wakeQueues;
-        this.settings = settings;
+        this.owners = owners;
+        this.batchSize = batchSize;
     }
 
     /** One sweep: fires every due deadline and wakes this node's pollers of their queues; returns the next pause. */
     public Duration sweep() {
-        int batch = settings.reaperBatchSize();
+        int batch = batchSize;
         Map<Long, String> fired;
         do {
             fired = deadlines.fireDue(batch);
             if (!fired.isEmpty()) {
                 log.debug("Fired {} await deadlines: {}", fired.size(), fired.keySet());
                 events.deadlinesFired(fired.size());
-                wakeQueues.accept(Set.copyOf(fired.values()));
+                owners.wake(Set.copyOf(fired.values()));
             }
         } while (fired.size() == batch);
         return BackgroundLoop.pauseUntil(deadlines.millisUntilNext(), QueueOwner.LONGEST_PAUSE);

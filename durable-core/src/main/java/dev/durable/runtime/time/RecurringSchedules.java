@@ -3,8 +3,8 @@ package dev.durable.runtime.time;
 import dev.durable.Schedule;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
-import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.queue.QueueOwner;
+import dev.durable.runtime.queue.QueueOwners;
 import dev.durable.runtime.support.BackgroundLoop;
 import dev.durable.runtime.support.EngineEvents;
 import java.time.Duration;
@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,24 +37,28 @@ public final class RecurringSchedules {
     private final MachineRegistry machines;
     private final Set<String> machineNames;
     private final EngineEvents events;
-    private final Consumer<String> wakeQueue;
-    private final EngineSettings settings;
+    private final QueueOwners owners;
+    private final Duration idlePause;
+    private final int batchSize;
+    private final Duration misfireThreshold;
     private volatile boolean declared;
 
     public RecurringSchedules(ScheduleRepository schedules, MachineRegistry machines, EngineEvents events,
-            Consumer<String> wakeQueue, EngineSettings settings) {
+            QueueOwners owners, Duration idlePause, int batchSize, Duration misfireThreshold) {
         this.schedules = schedules;
         this.machines = machines;
         this.machineNames = new TreeSet<>(machines.all().stream().map(MachineDefinition::name).toList());
         this.events = events;
-        this.wakeQueue = wakeQueue;
-        this.settings = settings;
+        this.owners = owners;
+        this.idlePause = idlePause;
+        this.batchSize = batchSize;
+        this.misfireThreshold = misfireThreshold;
     }
 
     /** One sweep: declares this node's schedules if not done yet, fires every due tick; returns the next pause. */
     public Duration sweep() {
         if (machineNames.isEmpty()) {
-            return settings.pollInterval();
+            return idlePause;
         }
         if (!declared) {
             declare();
@@ -64,7 +67,7 @@ public final class RecurringSchedules {
         int fires = 0;
         List<ScheduleRepository.DueSchedule> due;
         do {
-            due = schedules.due(machineNames, settings.reaperBatchSize());
+            due = schedules.due(machineNames, batchSize);
             for (ScheduleRepository.DueSchedule schedule : due) {
                 fire(schedule);
                 fires++;
@@ -105,7 +108,7 @@ public final class RecurringSchedules {
         MachineDefinition machine = machines.resolve(schedule.machine(), null);
         ScheduleTicks ticks = new ScheduleTicks(schedule.cron(), schedule.zone());
         ScheduleTicks.Plan plan = ticks.plan(schedule.nextFireAt(), schedule.now(),
-                settings.scheduleMisfireThreshold(), schedule.missPolicy(), MAX_STARTS_PER_FIRE);
+                misfireThreshold, schedule.missPolicy(), MAX_STARTS_PER_FIRE);
         List<String> keys = plan.starts().stream().map(tick -> uniqueKey(schedule.name(), tick)).toList();
         int started = schedules.fire(schedule, plan.nextFireAt(), plan.lastStarted(), keys, machine.version(),
                 machine.initialStep(), machine.queue());
@@ -117,13 +120,13 @@ public final class RecurringSchedules {
         if (missed) {
             log.info("Schedule {} missed its ticks from {} (found at {}, more than {} late); policy {}: started {}"
                     + " instances, next tick {}", schedule.name(), plan.firstMissed(), schedule.now(),
-                    settings.scheduleMisfireThreshold(), schedule.missPolicy(), started, plan.nextFireAt());
+                    misfireThreshold, schedule.missPolicy(), started, plan.nextFireAt());
         } else {
             log.debug("Schedule {} fired {} ticks; next tick {}", schedule.name(), started, plan.nextFireAt());
         }
         events.scheduleFired(started, missed);
         if (started > 0) {
-            wakeQueue.accept(machine.queue());
+            owners.wake(machine.queue());
         }
     }
 
