@@ -7,19 +7,19 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a {@link QueueDecider} decided on one event, for its {@link QueueOwner} to carry out once it has let go of its
  * lock: steps to start, claims to check or hand back, steps to interrupt, whether to wake the poller, and, for the
- * events that ask, the step's verdict or the poller's next move. Lists are made only when something is in them: the
- * usual event (a step's user code is over, a claim ends) starts at most one step.
+ * events that ask, what becomes of a step whose user code is over, or the poller's next move. Lists are made only when
+ * something is in them: the usual event (a step's user code is over, a claim ends) starts at most one step.
  *
  * @param <C> the owner's claims
  */
 final class Decisions<C extends HeldClaim> {
 
     /** What becomes of a step whose user code is over. */
-    enum Verdict {
+    enum AfterUserCode {
         /** Its outcome goes to the committer, and the claim ends once it is written. */
         COMMIT,
-        /** Its outcome goes to the committer, and the claim goes on with the next step (an inline chain). */
-        COMMIT_KEEPING_CLAIM,
+        /** Its outcome goes to the committer, and the claim goes on with the next step (a continuation). */
+        CONTINUE,
         /** The row was handed back meanwhile (the node stops): the outcome is discarded. */
         DISCARD
     }
@@ -31,7 +31,7 @@ final class Decisions<C extends HeldClaim> {
     private @Nullable List<C> interrupt;
     private @Nullable InterruptReason reason;
     private boolean wakePoller;
-    private @Nullable Verdict verdict;
+    private @Nullable AfterUserCode afterUserCode;
     private @Nullable Poll poll;
 
     /** Claims that took a slot: each starts its step on a step thread now. */
@@ -75,8 +75,8 @@ final class Decisions<C extends HeldClaim> {
     }
 
     /** For {@link QueueDecider#userCodeOver}: what becomes of the step's outcome. */
-    @Nullable Verdict verdict() {
-        return verdict;
+    @Nullable AfterUserCode afterUserCode() {
+        return afterUserCode;
     }
 
     /** For the poller's events: what it does next. */
@@ -115,8 +115,8 @@ final class Decisions<C extends HeldClaim> {
         wakePoller = true;
     }
 
-    void verdict(Verdict verdict) {
-        this.verdict = verdict;
+    void afterUserCode(AfterUserCode afterUserCode) {
+        this.afterUserCode = afterUserCode;
     }
 
     void poll(Poll next) {
@@ -132,7 +132,8 @@ final class Decisions<C extends HeldClaim> {
     @Override
     public String toString() {
         return "Decisions[start=" + start() + ", check=" + check() + ", dropped=" + dropped() + ", handBack="
-                + handBack() + ", interrupt=" + interrupt() + ", wakePoller=" + wakePoller + ", verdict=" + verdict
+                + handBack() + ", interrupt=" + interrupt() + ", wakePoller=" + wakePoller + ", afterUserCode="
+                + afterUserCode
                 + ", poll=" + poll + "]";
     }
 

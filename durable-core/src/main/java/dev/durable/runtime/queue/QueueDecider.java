@@ -267,29 +267,29 @@ final class QueueDecider<C extends HeldClaim> {
     // ---- The steps' events
 
     /**
-     * A step's user code is over ({@code keepClaim}: its outcome is a {@code next} that may continue on the claim).
+     * A step's user code is over ({@code mayContinue}: its outcome is a {@code next} that may continue on the claim).
      * Its slot is free at once and starts the next waiting row while its outcome commits; a claim whose commit ends it
      * counts as committing (room for the next pick) from now. A row handed back meanwhile (the node stops) keeps its
      * slot until its step ends, and its outcome is discarded.
      */
-    Decisions<C> userCodeOver(C claim, boolean keepClaim, long now) {
+    Decisions<C> userCodeOver(C claim, boolean mayContinue, long now) {
         Decisions<C> decisions = new Decisions<>();
         if (claim.phase() != HeldClaim.Phase.RUNNING) {
             if (claim.phase() != HeldClaim.Phase.RELEASED) {
                 throw new IllegalStateException("only a running step's user code ends, not one " + claim.phase());
             }
-            decisions.verdict(Decisions.Verdict.DISCARD);
+            decisions.afterUserCode(Decisions.AfterUserCode.DISCARD);
             return decisions;
         }
         claim.phase(HeldClaim.Phase.COMMITTING);
         prefetch.timed(now - claim.startedAt);
         freeSlot(claim);
-        boolean keeps = keepClaim && !draining;
-        if (!keeps) {
+        boolean continues = mayContinue && !draining;
+        if (!continues) {
             claim.committing = true;
             committing++;
         }
-        decisions.verdict(keeps ? Decisions.Verdict.COMMIT_KEEPING_CLAIM : Decisions.Verdict.COMMIT);
+        decisions.afterUserCode(continues ? Decisions.AfterUserCode.CONTINUE : Decisions.AfterUserCode.COMMIT);
         dispatch(decisions, now);
         roomMayHaveCome(decisions);
         return decisions;

@@ -283,17 +283,17 @@ public final class QueueOwner {
     // ---- The steps' events (from StepExecutor)
 
     /** On the step's thread: its user code is over. What becomes of its outcome. */
-    Decisions.Verdict userCodeOver(RunningStep step, boolean keepClaim) {
+    Decisions.AfterUserCode userCodeOver(RunningStep step, boolean mayContinue) {
         Decisions<RunningStep> decisions;
         lock.lock();
         try {
-            decisions = decider.userCodeOver(step, keepClaim, System.nanoTime());
+            decisions = decider.userCodeOver(step, mayContinue, System.nanoTime());
             published();
         } finally {
             lock.unlock();
         }
         apply(decisions);
-        return decisions.verdict();
+        return decisions.afterUserCode();
     }
 
     /** The step's claim ended; {@code leavesWork}: its committed outcome may have left a row to pick. */

@@ -173,18 +173,19 @@ public final class StepExecutor {
         cancel(timeout);
         Transition transition = ending.transition()
                 .took(Duration.ofNanos(System.nanoTime() - step.startedNanos()).toMillis());
-        boolean keepClaim = inline && step.inlineSteps() < MAX_INLINE_STEPS
+        boolean mayContinue = inline && step.inlineSteps() < MAX_INLINE_STEPS
                 && transition.kind() == Outcome.Kind.NEXT && transition.delayMillis() == 0 && !step.isZombie();
         step.detach();
-        Decisions.Verdict verdict = step.owner().userCodeOver(step, keepClaim); // starts the next waiting row
+        // The owner starts the next waiting row on this thread.
+        Decisions.AfterUserCode afterUserCode = step.owner().userCodeOver(step, mayContinue);
         Thread.interrupted(); // detached: no interrupt comes after this one is cleared
-        if (verdict == Decisions.Verdict.DISCARD) {
+        if (afterUserCode == Decisions.AfterUserCode.DISCARD) {
             // Released at shutdown: the row is runnable again, the outcome is discarded.
             finished(step, ending, Committer.Result.DISCARDED);
             step.owner().ended(step, false);
             return;
         }
-        step.committing(ending, verdict == Decisions.Verdict.COMMIT_KEEPING_CLAIM
+        step.committing(ending, afterUserCode == Decisions.AfterUserCode.CONTINUE
                 ? transition.continuing(step.inlineSteps()) : transition);
         committer.submit(step);
     }

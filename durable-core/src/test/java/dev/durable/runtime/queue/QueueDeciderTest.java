@@ -51,7 +51,7 @@ class QueueDeciderTest {
                 .isEqualTo(Decisions.Poll.untilNextDue(100 * MS));
 
         Decisions<HeldClaim> over = queue.userCodeOver(row, false, now + 2 * MS);
-        assertThat(over.verdict()).isEqualTo(Decisions.Verdict.COMMIT);
+        assertThat(over.afterUserCode()).isEqualTo(Decisions.AfterUserCode.COMMIT);
         assertThat(over.none()).as("nothing to start, no one to wake").isTrue();
         assertThat(counts()).as("claims, running, waiting, committing").containsExactly(1, 0, 0, 1);
 
@@ -403,8 +403,8 @@ class QueueDeciderTest {
         assertThat(queue.handedBack(drain.handBack(), now).none()).isFalse();
         assertThat(counts()).as("the running two remain").containsExactly(2, 2, 0, 0);
 
-        assertThat(queue.userCodeOver(rows.get(0), true, now).verdict())
-                .as("no inline continuation on a stopping node").isEqualTo(Decisions.Verdict.COMMIT);
+        assertThat(queue.userCodeOver(rows.get(0), true, now).afterUserCode())
+                .as("no inline continuation on a stopping node").isEqualTo(Decisions.AfterUserCode.COMMIT);
         queue.ended(rows.get(0), false, now);
         Decisions<HeldClaim> unfinished = queue.releaseUnfinished();
         assertThat(unfinished.handBack()).as("the grace period is over").containsExactly(rows.get(1));
@@ -413,7 +413,8 @@ class QueueDeciderTest {
         assertThat(queue.handedBack(unfinished.handBack(), now).none()).as("its thread ends it").isTrue();
         assertThat(queue.claims()).isOne();
 
-        assertThat(queue.userCodeOver(rows.get(1), false, now).verdict()).isEqualTo(Decisions.Verdict.DISCARD);
+        assertThat(queue.userCodeOver(rows.get(1), false, now).afterUserCode())
+                .isEqualTo(Decisions.AfterUserCode.DISCARD);
         queue.ended(rows.get(1), false, now);
         assertThat(counts()).containsExactly(0, 0, 0, 0);
     }
@@ -513,7 +514,7 @@ class QueueDeciderTest {
         HeldClaim chain = rows.get(0);
 
         Decisions<HeldClaim> over = queue.userCodeOver(chain, true, now);
-        assertThat(over.verdict()).isEqualTo(Decisions.Verdict.COMMIT_KEEPING_CLAIM);
+        assertThat(over.afterUserCode()).isEqualTo(Decisions.AfterUserCode.CONTINUE);
         assertThat(over.start()).as("its slot runs the waiting row").containsExactly(rows.get(2));
         assertThat(queue.committing()).as("its claim goes on: no room for a pick").isZero();
 
