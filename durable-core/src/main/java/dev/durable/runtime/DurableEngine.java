@@ -28,6 +28,7 @@ import dev.durable.runtime.node.ProbeRepository;
 import dev.durable.runtime.node.Reaper;
 import dev.durable.runtime.node.WorkProbe;
 import dev.durable.runtime.queue.ClaimRepository;
+import dev.durable.runtime.queue.FamilyRepository;
 import dev.durable.runtime.queue.Committer;
 import dev.durable.runtime.queue.QueueOwner;
 import dev.durable.runtime.queue.QueueOwners;
@@ -161,7 +162,8 @@ public final class DurableEngine implements AutoCloseable {
                 queue.concurrency(), queue.batchSize(), settings.batchWindow(), settings.pollInterval(),
                 settings.leaseTtl(), settings.maxRetryBackoff()), NodeMachines.versionsOnQueue(machines, name),
                 nodeId, claims, executor, events, lifecycle, deployGuard)));
-        this.heartbeat = new Heartbeat(claims, owners, settings.leaseTtl(), settings.heartbeatInterval());
+        this.heartbeat = new Heartbeat(claims, new FamilyRepository(planning), owners, settings.leaseTtl(),
+                settings.heartbeatInterval());
         this.reaper = new Reaper(claims, planning, events, owners, new Reaper.Settings(settings.leaseTtl(),
                 settings.heartbeatInterval(), settings.reaperInterval(), settings.reaperBatchSize()), nodeId,
                 settings.nodeName() + ":");

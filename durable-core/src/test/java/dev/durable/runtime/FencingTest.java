@@ -3,6 +3,7 @@ package dev.durable.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
 import dev.durable.Outcome;
 import dev.durable.StartResult;
 import dev.durable.StepContext;
@@ -13,6 +14,7 @@ import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.step.NewInstance;
 import dev.durable.runtime.step.Transition;
 import dev.durable.testing.EngineFixture;
+import dev.durable.testing.LogCapture;
 import dev.durable.testing.TestDatabase;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -38,6 +40,9 @@ class FencingTest {
 
     @RegisterExtension
     final EngineFixture engines = new EngineFixture();
+
+    @RegisterExtension
+    final LogCapture logs = new LogCapture();
 
     private final CountDownLatch staleStepStarted = new CountDownLatch(1);
     private final CountDownLatch releaseStaleStep = new CountDownLatch(1);
@@ -123,6 +128,9 @@ class FencingTest {
         assertThat(afterStale.get("result")).isEqualTo("\"fresh\"");
         assertThat(afterStale.get("attempt")).isEqualTo(1);
         assertThat(stale.stats().outcomesCommitted()).isZero();
+        // A lease lost without a cancel is a WARN (the end of a cancel is not: CancelLogTest).
+        assertThat(logs.at(Level.WARN)).contains("Outcome DONE of instance " + id + " discarded: the claim's lease was"
+                + " lost (the row was reaped and may run elsewhere)");
     }
 
     /** The token is per claim, so a node that re-picks its own reaped row fences its older claim (pitfall P3). */
@@ -231,6 +239,8 @@ class FencingTest {
 
         assertThat(stale.stats().leasesLost()).isEqualTo(1);
         assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(logs.at(Level.WARN)).anySatisfy(line -> assertThat(line)
+                .startsWith("Lease of the claim on instance " + id + " was lost (it was reaped"));
         await().atMost(Duration.ofSeconds(10)).until(() -> stale.stats().outcomesFenced() == 1);
         Map<String, Object> after = TestDatabase.row(id);
         assertThat(after.get("status")).isEqualTo("awaiting_signal");

@@ -41,6 +41,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -60,6 +62,7 @@ public final class DefaultDurableClient implements DurableClient {
     private final CancelRepository cancels;
     private final SearchRepository search;
     private final InFlightRepository inFlight;
+    private static final Logger log = LoggerFactory.getLogger(DefaultDurableClient.class);
     private static final String NOTHING_STARTED = "nothing was started";
     private static final String NOTHING_SENT = "nothing was sent";
     private static final String NOTHING_SCHEDULED = "nothing was scheduled";
@@ -268,6 +271,14 @@ public final class DefaultDurableClient implements DurableClient {
      */
     private List<CancelResult> cancelled(CancelRepository.Cancellation cancellation) {
         afterCommit(() -> {
+            List<Long> now = cancellation.results().stream()
+                    .filter(result -> result.outcome() == CancelResult.Cancellation.CANCELLED)
+                    .map(CancelResult::instanceId).toList();
+            if (!now.isEmpty()) {
+                // One line per cancel: the outcomes of the steps it interrupts are discarded at DEBUG, as expected.
+                log.info("Cancelled instance(s) {}; {} instance(s) of it, children included, were running a step,"
+                        + " whose outcome is discarded", now, cancellation.executing().size());
+            }
             cancellation.results().forEach(events::cancelSent);
             cancellation.executing().forEach(owners::cancelled);
             cancellation.woken().forEach(owners::wake);

@@ -181,6 +181,32 @@ public final class Committer {
         return handedOver.isEmpty() ? IDLE : Duration.ZERO;
     }
 
+    /**
+     * Logs the outcomes the fence refused: those of instances cancelled meanwhile at DEBUG, the expected end of a
+     * cancel (whose caller logged it once at INFO); the others, whose lease was lost, at WARN.
+     */
+    private void logFenced(List<Transition> writes, Set<Long> applied) {
+        List<Transition> fenced = writes.stream().filter(write -> !applied.contains(write.id())).toList();
+        if (fenced.isEmpty()) {
+            return;
+        }
+        Set<Long> cancelled;
+        try {
+            cancelled = transitions.cancelledAmong(fenced.stream().map(Transition::id).toList());
+        } catch (RuntimeException e) {
+            cancelled = Set.of(); // not known: each is logged as a lost lease
+        }
+        for (Transition write : fenced) {
+            if (cancelled.contains(write.id())) {
+                log.debug("Outcome {} of instance {} discarded: the instance was cancelled while its step ran",
+                        write.kind(), write.id());
+            } else {
+                log.warn("Outcome {} of instance {} discarded: the claim's lease was lost (the row was reaped and may "
+                        + "run elsewhere)", write.kind(), write.id());
+            }
+        }
+    }
+
     private void flush(List<Submission> batch) {
         // The repository reports applied writes by instance id, so two claims of one instance (a reaped step that
         // finished late and its re-run) must not share a statement: the stale one would be reported as applied.
@@ -208,14 +234,11 @@ public final class Committer {
                 lifecycle.databaseOk(NAME);
                 List<Result> results = new ArrayList<>(batch.size());
                 for (Transition write : writes) {
-                    if (applied.applied().contains(write.id())) {
-                        results.add(new Result(StepEvent.Fate.COMMITTED, applied.continued().get(write.id()), sent));
-                    } else {
-                        log.warn("Outcome {} of instance {} discarded: the claim's lease was lost (the instance was "
-                                + "cancelled, or the row was reaped and may run elsewhere)", write.kind(), write.id());
-                        results.add(new Result(StepEvent.Fate.FENCED));
-                    }
+                    results.add(applied.applied().contains(write.id())
+                            ? new Result(StepEvent.Fate.COMMITTED, applied.continued().get(write.id()), sent)
+                            : new Result(StepEvent.Fate.FENCED));
                 }
+                logFenced(writes, applied.applied());
                 complete(batch, results);
                 applied.newWork().forEach(node::newWork);
                 return;

@@ -6,6 +6,7 @@ import dev.durable.runtime.step.NewInstance;
 import dev.durable.runtime.step.Transition;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
@@ -102,16 +103,26 @@ public final class FamilyRepository {
             WHERE instance_id = ANY (:id::bigint[]) AND dedup_key IS NOT NULL AND consumed_at IS NULL
             """;
 
+    // Which of these instances are cancelled: asked only of the outcomes a fence refused, to tell the expected end of
+    // a cancel (logged at DEBUG) from a lost lease (a WARN). No lock, no write.
+    public static final String CANCELLED_AMONG = """
+            /* durable: cancelled among */
+            SELECT id FROM {schema}.durable_instance
+            WHERE id = ANY (:id::bigint[]) AND status::text = 'cancelled'
+            """;
+
     private final StatementPlanning planning;
     private final String startChildrenSql;
     private final String childrenEndedSql;
     private final String clearInboxesSql;
+    private final String cancelledAmongSql;
 
     public FamilyRepository(StatementPlanning planning) {
         this.planning = planning;
         this.startChildrenSql = planning.qualify(START_CHILDREN);
         this.childrenEndedSql = planning.qualify(CHILDREN_ENDED);
         this.clearInboxesSql = planning.qualify(CLEAR_INBOXES);
+        this.cancelledAmongSql = planning.qualify(CANCELLED_AMONG);
     }
 
     /** Inserts the children of {@code parents}, claims this transaction holds locked; the queues that got work. */
@@ -177,5 +188,16 @@ public final class FamilyRepository {
     /** Clears the inboxes of the ended instances {@code ids}: signals with a dedup key stay as tombstones. */
     public void clearInboxes(List<Long> ids) {
         planning.hot().sql(clearInboxesSql).param("id", new SqlArrayValue("int8", ids.toArray())).update();
+    }
+
+    /** Which of the instances {@code ids} are cancelled (their claims' outcomes were refused by a cancel). */
+    public Set<Long> cancelledAmong(Collection<Long> ids) {
+        if (ids.isEmpty()) {
+            return Set.of();
+        }
+        return new HashSet<>(planning.hot().sql(cancelledAmongSql)
+                .param("id", new SqlArrayValue("int8", ids.toArray()))
+                .query(Long.class)
+                .list());
     }
 }

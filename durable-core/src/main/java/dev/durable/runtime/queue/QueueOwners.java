@@ -86,17 +86,23 @@ public final class QueueOwners implements Committer.Node {
     }
 
     /**
-     * The heartbeat found {@code claim} gone (reaped, or its instance cancelled elsewhere): a step in user code is
-     * interrupted, its outcome would be fenced off anyway; one that has not started never does.
+     * The heartbeat found {@code claim} gone (reaped, or its instance {@code cancelled} elsewhere): a step in user
+     * code is interrupted, its outcome would be fenced off anyway; one that has not started never does. Only a lease
+     * lost otherwise than by a cancel is a WARN: the end of a cancel is expected, and its caller logged it.
      */
-    public void claimLost(Claim claim) {
+    public void claimLost(Claim claim, boolean cancelled) {
         for (QueueOwner owner : owners.values()) {
-            if (owner.claimLost(claim)) {
-                log.warn("Lease of the claim on instance {} was lost (its instance was cancelled, or it was reaped "
-                        + "after a missed heartbeat); its step is interrupted or does not start, its outcome would "
-                        + "be discarded", claim.id());
-                events.leaseLost(claim.id());
+            if (!owner.claimLost(claim)) {
+                continue;
             }
+            if (cancelled) {
+                log.debug("Instance {} was cancelled on another node; its step is interrupted or does not start, its"
+                        + " outcome would be discarded", claim.id());
+            } else {
+                log.warn("Lease of the claim on instance {} was lost (it was reaped after a missed heartbeat); its"
+                        + " step is interrupted or does not start, its outcome would be discarded", claim.id());
+            }
+            events.leaseLost(claim.id());
         }
     }
 

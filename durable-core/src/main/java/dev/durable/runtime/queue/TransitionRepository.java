@@ -9,6 +9,7 @@ import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.step.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -384,6 +385,11 @@ public final class TransitionRepository {
             applied.addAll(onClaims(alreadyWrittenSql, unmatched).query(Long.class).list());
         }
         return result;
+    }
+
+    /** Which of the instances {@code ids} are cancelled: {@link FamilyRepository#cancelledAmong}. */
+    public Set<Long> cancelledAmong(Collection<Long> ids) {
+        return family.cancelledAmong(ids);
     }
 
     /** Writes a batch of transitions that renews no lease (no {@code continue} in it). */
