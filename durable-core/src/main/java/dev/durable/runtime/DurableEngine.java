@@ -115,6 +115,9 @@ public final class DurableEngine implements AutoCloseable {
     private final BackgroundLoop probeLoop;
     /** Null when no status has a retention: nothing is ever deleted. */
     private final @Nullable BackgroundLoop retentionLoop;
+    private final AwaitDeadlines deadlines;
+    private final RecurringSchedules recurring;
+    private final boolean movableClock;
     private boolean closed;
 
     private DurableEngine(Builder builder) {
@@ -128,7 +131,9 @@ public final class DurableEngine implements AutoCloseable {
         this.stats = new EngineStats(counters);
         this.events = new EngineEvents(builder.listener, counters);
         this.lifecycle = new NodeLifecycle(nodeId, events);
-        StatementPlanning planning = new StatementPlanning(builder.dataSource, DurableSchema.named(settings.schema()));
+        this.movableClock = builder.movableClock;
+        StatementPlanning planning = new StatementPlanning(builder.dataSource, DurableSchema.named(settings.schema()),
+                movableClock);
         History history = new History(settings.history(), nodeId);
         this.claims = new ClaimRepository(planning, history);
         StoredValues values = new StoredValues(builder.codec);
@@ -180,11 +185,11 @@ public final class DurableEngine implements AutoCloseable {
             deployGuard.onReaperRun();
             return next;
         }, lifecycle, events, settings.maxRetryBackoff());
-        AwaitDeadlines deadlines = new AwaitDeadlines(new DeadlineRepository(planning), events, owners,
+        this.deadlines = new AwaitDeadlines(new DeadlineRepository(planning), events, owners,
                 settings.reaperBatchSize());
         this.deadlineLoop = new BackgroundLoop(AwaitDeadlines.NAME, deadlines::sweep, lifecycle, events,
                 settings.maxRetryBackoff());
-        RecurringSchedules recurring = new RecurringSchedules(schedules, machines, events, owners,
+        this.recurring = new RecurringSchedules(schedules, machines, events, owners,
                 settings.pollInterval(), settings.reaperBatchSize(), settings.scheduleMisfireThreshold());
         this.scheduleLoop = new BackgroundLoop(RecurringSchedules.NAME, recurring::sweep, lifecycle, events,
                 settings.maxRetryBackoff());
@@ -254,6 +259,35 @@ public final class DurableEngine implements AutoCloseable {
         owners.start();
         probeLoop.start();
         lifecycle.moveTo(NodeState.RUNNING);
+    }
+
+    /**
+     * Starts what a test kit drives ({@link EngineDriver}): the queues' pollers and the committer, and the node's
+     * registration; not the heartbeat, reaper, deadline, schedule, probe and retention loops, whose turns the kit
+     * takes itself ({@link #sweepTime()}) while no step runs.
+     */
+    synchronized void startDriven() {
+        if (!movableClock) {
+            throw new IllegalStateException("a driven engine is built with EngineDriver, on the test clock");
+        }
+        if (lifecycle.state() != NodeState.STARTING) {
+            return;
+        }
+        committer.start();
+        registry.renew();
+        owners.start();
+        lifecycle.moveTo(NodeState.RUNNING);
+    }
+
+    /** One turn of the deadline and schedule sweeps, on the calling thread: fires what is due on the clock. */
+    void sweepTime() {
+        deadlines.sweep();
+        recurring.sweep();
+    }
+
+    /** Wakes the poller of every queue this node works. */
+    void wakeAll() {
+        owners.wakeAll();
     }
 
     /**
@@ -479,6 +513,7 @@ public final class DurableEngine implements AutoCloseable {
         private JsonCodec codec = new JacksonJsonCodec();
         private DurableListener listener = DurableListener.NONE;
         private @Nullable Executor stepThreads;
+        boolean movableClock;
 
         private Builder(DataSource dataSource, MachineRegistry machines) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");

@@ -39,7 +39,19 @@ public final class StatementPlanning {
      */
     static final String PLANNED_AFRESH = "\n/* durable: planned at every execution */";
 
+    /**
+     * What a statement reads as the database's time under a test kit's movable clock (docs/DESIGN.md, "Time in
+     * tests"): {@code now()} plus the shift kept in the one row of the schema's {@code durable_test_clock}, a table
+     * only the test kit creates. An uncorrelated scalar subquery, computed once per execution before the scan.
+     */
+    public static final String SHIFTED_NOW = "(now() + (SELECT shift FROM {schema}.durable_test_clock))";
+    /** {@code clock_timestamp()} under a test kit's movable clock, shifted like {@link #SHIFTED_NOW}. */
+    public static final String SHIFTED_CLOCK_TIMESTAMP =
+            "(clock_timestamp() + (SELECT shift FROM {schema}.durable_test_clock))";
+
     private final DurableSchema schema;
+    /** Whether the statements read time from the schema's test clock: never in production. */
+    private final boolean movableClock;
     /** Statements the driver may prepare on the server, so PostgreSQL may cache a generic plan for them. */
     private final JdbcClient ordinary;
     /** The same statements planned at every execution: see {@link #hot()}. */
@@ -48,7 +60,16 @@ public final class StatementPlanning {
     private volatile boolean statisticsSaySmall = true;
 
     public StatementPlanning(DataSource dataSource, DurableSchema schema) {
+        this(dataSource, schema, false);
+    }
+
+    /**
+     * @param movableClock whether the statements read time from the schema's test clock ({@link #SHIFTED_NOW});
+     *                     false in production, where every statement is sent as written
+     */
+    public StatementPlanning(DataSource dataSource, DurableSchema schema, boolean movableClock) {
         this.schema = schema;
+        this.movableClock = movableClock;
         this.ordinary = JdbcClient.create(dataSource);
         JdbcClient unprepared = JdbcClient.create(new FreshlyPlannedJdbcTemplate(dataSource));
         this.freshlyPlanned = sql -> unprepared.sql(sql + PLANNED_AFRESH);
@@ -56,10 +77,21 @@ public final class StatementPlanning {
 
     /**
      * A repository's statement as sent: every {@code {schema}} replaced by the schema's name, validated by
-     * {@link DurableSchema} (identifiers cannot be bound as parameters; values always are).
+     * {@link DurableSchema} (identifiers cannot be bound as parameters; values always are). This is the one place
+     * durable's statements take their time from: in production the text is sent as written, {@code now()} and
+     * {@code clock_timestamp()} included; under a test kit's movable clock each of them reads the schema's test
+     * clock instead ({@link #SHIFTED_NOW}).
      */
     public String qualify(String statement) {
-        return statement.replace("{schema}", schema.name());
+        String timed = movableClock
+                ? statement.replace("now()", SHIFTED_NOW).replace("clock_timestamp()", SHIFTED_CLOCK_TIMESTAMP)
+                : statement;
+        return timed.replace("{schema}", schema.name());
+    }
+
+    /** Whether the statements read time from the schema's test clock (docs/DESIGN.md, "Time in tests"). */
+    public boolean movableClock() {
+        return movableClock;
     }
 
     /**

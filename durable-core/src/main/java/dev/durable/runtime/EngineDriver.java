@@ -1,0 +1,71 @@
+package dev.durable.runtime;
+
+import dev.durable.DurableClient;
+import java.util.Objects;
+
+/**
+ * The hook a test kit drives an engine by (the {@code durable-test} module's {@code DurableTestEngine} is built on
+ * it; docs/DESIGN.md, "Time in tests"). Not for production: the engine it builds reads time from the schema's test
+ * clock, the one row of {@code durable_test_clock} that the kit creates and moves, and it runs none of the
+ * background loops that act on time by themselves (heartbeat, reaper, await deadlines, schedules, work probe,
+ * retention). The queues' pollers and the committer run as in production, so a step runs through the same code; the
+ * kit takes the sweeps' turns itself, while no step runs.
+ *
+ * <p>Production statements are untouched: an engine built with {@link DurableEngine.Builder#build()} sends every
+ * statement exactly as written, {@code now()} included.
+ */
+public final class EngineDriver implements AutoCloseable {
+
+    private final DurableEngine engine;
+
+    private EngineDriver(DurableEngine engine) {
+        this.engine = engine;
+    }
+
+    /**
+     * Builds the engine {@code builder} describes on the schema's test clock. The table {@code durable_test_clock}
+     * must exist in the engine's schema, with one row, before the engine runs a statement.
+     */
+    public static EngineDriver build(DurableEngine.Builder builder) {
+        Objects.requireNonNull(builder, "builder must not be null");
+        builder.movableClock = true;
+        return new EngineDriver(builder.build());
+    }
+
+    /** Starts the queues' pollers, the committer and the node's registration; no background loop. */
+    public void start() {
+        engine.startDriven();
+    }
+
+    public DurableEngine engine() {
+        return engine;
+    }
+
+    public DurableClient client() {
+        return engine.client();
+    }
+
+    /**
+     * Fires, on the calling thread, the await deadlines and schedule ticks that are due on the test clock, and wakes
+     * the pollers of their queues.
+     */
+    public void sweepTime() {
+        engine.sweepTime();
+    }
+
+    /** Wakes the poller of every queue the engine works, so it picks now. */
+    public void wakeAll() {
+        engine.wakeAll();
+    }
+
+    /** The claims the engine holds: rows waiting for a slot, running, or committing their outcome. */
+    public int claims() {
+        return engine.claims();
+    }
+
+    /** Stops the engine gracefully and ends its threads. */
+    @Override
+    public void close() {
+        engine.close();
+    }
+}
