@@ -53,7 +53,14 @@ public final class DurableSchema {
             "dev/durable/db/V8__durable_children.sql", "dev/durable/db/V9__durable_history.sql",
             "dev/durable/db/V10__durable_suspension.sql", "dev/durable/db/V11__durable_in_flight.sql",
             "dev/durable/db/V12__durable_suspension_and_in_flight_complete.sql",
-            "dev/durable/db/V13__durable_live_counts.sql");
+            "dev/durable/db/V13__durable_live_counts.sql", "dev/durable/db/V14__durable_schema_version.sql");
+
+    /**
+     * The schema version this code knows: the last of {@link #SQL_SCRIPTS}, which the schema records in its table
+     * {@code durable_schema_version}. A node refuses to start against a schema of a higher version
+     * ({@link #requireKnownVersion}).
+     */
+    public static final int VERSION = 14;
 
     /** Liquibase's tracking tables for durable's changelog, apart from any of the application's. */
     public static final String CHANGELOG_TABLE = "durable_changelog";
@@ -71,13 +78,23 @@ public final class DurableSchema {
     private static final Duration LOCK_RETRY = Duration.ofMillis(100);
     private static final Logger log = LoggerFactory.getLogger(DurableSchema.class);
     // The session's own search_path, for the changesets that run outside a transaction: Liquibase 5.0.3 sets its
-    // default schema with SET LOCAL, which such a changeset does not see (its issue 7791).
-    private static final String SET_SEARCH_PATH = "SELECT set_config('search_path', ?, false), pg_backend_pid()";
-    // Unlocks, and gives the search_path back its value from before (the connection returns to the application's
-    // pool). Run in another session than the lock's, the unlock finds nothing to release (and PostgreSQL warns).
+    // default schema with SET LOCAL, which such a changeset does not see (its issue 7791). And no NOTICE: the shipped
+    // changesets that may find their work done (IF NOT EXISTS, version 12 after 10 and 11) would print "already
+    // exists, skipping" on every install, and so would CREATE SCHEMA IF NOT EXISTS public. Warnings still come.
+    private static final String SET_SEARCH_PATH = """
+            SELECT set_config('search_path', ?, false), set_config('client_min_messages', 'warning', false),
+                   pg_backend_pid()""";
+    // Unlocks, and gives the search_path and client_min_messages back their values from before (the connection returns
+    // to the application's pool). Run in another session than the lock's, the unlock finds nothing to release (and
+    // PostgreSQL warns).
     private static final String RELEASE = """
             SELECT set_config('search_path', (SELECT reset_val FROM pg_settings WHERE name = 'search_path'), false),
+                   set_config('client_min_messages',
+                              (SELECT reset_val FROM pg_settings WHERE name = 'client_min_messages'), false),
                    pg_advisory_unlock(hashtextextended(?, 0)), pg_backend_pid()""";
+    // The version the schema records (version 14 on), read before anything is written; {schema} is the validated name.
+    private static final String VERSION_TABLE = "{schema}.durable_schema_version";
+    private static final String READ_VERSION = "SELECT max(version) FROM {schema}.durable_schema_version";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
@@ -114,6 +131,53 @@ public final class DurableSchema {
     }
 
     /**
+     * The version the schema records in {@code durable_schema_version}; {@code null} when it records none (not
+     * installed, or installed before version 14, which is older than this code anyway).
+     */
+    public @Nullable Integer installedVersion(DataSource dataSource) {
+        try (Connection connection = dataSource.getConnection()) {
+            return installedVersion(connection);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not read the version of durable's schema '" + name + "': "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Fails unless this code knows the schema's version: a schema newer than {@link #VERSION} was upgraded by newer
+     * code, and this node, rolled back past that upgrade, would write beside rows it may not read. Reads only.
+     *
+     * @throws SchemaTooNewException naming both versions, when the schema is newer than this code
+     */
+    public void requireKnownVersion(DataSource dataSource) {
+        requireKnownVersion(installedVersion(dataSource));
+    }
+
+    private void requireKnownVersion(@Nullable Integer installed) {
+        if (installed != null && installed > VERSION) {
+            throw new SchemaTooNewException(name, installed, VERSION);
+        }
+    }
+
+    private @Nullable Integer installedVersion(Connection connection) throws SQLException {
+        try (PreparedStatement exists = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+            exists.setString(1, VERSION_TABLE.replace("{schema}", name));
+            try (ResultSet result = exists.executeQuery()) {
+                result.next();
+                if (!result.getBoolean(1)) {
+                    return null;
+                }
+            }
+        }
+        try (Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery(READ_VERSION.replace("{schema}", name))) {
+            result.next();
+            int version = result.getInt(1);
+            return result.wasNull() ? null : version;
+        }
+    }
+
+    /**
      * Creates the schema if needed and applies the shipped changelog to it with Liquibase (which must be on the
      * classpath). Safe to call on every start and from many nodes at once: the whole step runs under a PostgreSQL
      * advisory lock keyed by the schema's name, so nodes started together install the schema one after the other
@@ -125,6 +189,9 @@ public final class DurableSchema {
      * transaction mode such as PgBouncer's {@code pool_mode=transaction}: the engine itself runs behind one, its
      * schema is installed over a direct connection.
      *
+     * <p>A schema newer than this code ({@link #VERSION}) is refused before anything is created or locked.
+     *
+     * @throws SchemaTooNewException naming both versions, if the schema is newer than this code
      * @throws IllegalStateException if the schema cannot be installed, and, naming the server process that keeps
      *                               the lock, when the statements reached PostgreSQL in different sessions (a
      *                               transaction pooler)
@@ -151,6 +218,8 @@ public final class DurableSchema {
                 // Right after the lock, so that a pooler handing statements to different sessions is caught before
                 // anything is created.
                 requireSession(session, setSearchPath(connection), "was not installed: setting its search_path");
+                // Before anything is written: a schema newer than this code is left as it is, lock tables included.
+                requireKnownVersion(installedVersion(connection));
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("CREATE SCHEMA IF NOT EXISTS " + name);
                 }
@@ -199,7 +268,7 @@ public final class DurableSchema {
             statement.setString(1, name);
             try (ResultSet result = statement.executeQuery()) {
                 result.next();
-                return result.getInt(2);
+                return result.getInt(3);
             }
         }
     }
@@ -239,7 +308,7 @@ public final class DurableSchema {
             statement.setString(1, lockKey());
             try (ResultSet result = statement.executeQuery()) {
                 result.next();
-                return result.getInt(3);
+                return result.getInt(4);
             }
         }
     }

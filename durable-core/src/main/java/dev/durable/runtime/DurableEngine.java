@@ -2,6 +2,7 @@ package dev.durable.runtime;
 
 import dev.durable.DurableClient;
 import dev.durable.jdbc.DurableSchema;
+import dev.durable.jdbc.SchemaTooNewException;
 import dev.durable.json.JacksonJsonCodec;
 import dev.durable.json.JsonCodec;
 import dev.durable.machine.MachineDefinition;
@@ -108,6 +109,7 @@ public final class DurableEngine implements AutoCloseable {
     private final InFlightRepository inFlightRepository;
     private final DeployClassifier classifier;
     private final DeployGuard deployGuard;
+    private final DataSource dataSource;
     private final BackgroundLoop heartbeatLoop;
     private final BackgroundLoop reaperLoop;
     private final BackgroundLoop deadlineLoop;
@@ -161,6 +163,7 @@ public final class DurableEngine implements AutoCloseable {
                 settings.stepTimeout(), settings.retryPolicy(), parentId -> queries.children(parentId, builder.codec));
         this.executor = new StepExecutor(runner, committer, claims, events, stepThreads, timer,
                 settings.zombieGracePeriod(), settings.inlineNextSteps());
+        this.dataSource = builder.dataSource;
         this.deployGuard = new DeployGuard(settings.deployCheck(), this::checkDeploy, owners, nodeId,
                 settings.reaperInterval());
         settings.queues().forEach((name, queue) -> owners.add(new QueueOwner(name, new QueueOwner.Settings(
@@ -242,6 +245,7 @@ public final class DurableEngine implements AutoCloseable {
         if (state == NodeState.STARTING) { // once, not at every restart of a stopped engine
             NodeMachines.logMachinesAcceptingAny(machines);
         }
+        requireKnownSchemaVersion();
         committer.start();
         registry.renew();
         // Before any loop starts and before the pollers pick: the operator hears what this code cannot run before it
@@ -273,6 +277,7 @@ public final class DurableEngine implements AutoCloseable {
         if (lifecycle.state() != NodeState.STARTING) {
             return;
         }
+        requireKnownSchemaVersion();
         committer.start();
         registry.renew();
         owners.start();
@@ -288,6 +293,22 @@ public final class DurableEngine implements AutoCloseable {
     /** Wakes the poller of every queue this node works. */
     void wakeAll() {
         owners.wakeAll();
+    }
+
+    /**
+     * Refuses to start, before anything is written, against a schema newer than this code (a rollback past a schema
+     * upgrade: docs/DESIGN.md, "Data model"). A database that cannot answer only makes it log, like the rest of the
+     * start.
+     */
+    private void requireKnownSchemaVersion() {
+        try {
+            DurableSchema.named(settings.schema()).requireKnownVersion(dataSource);
+        } catch (SchemaTooNewException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            log.warn("Could not read the version of durable's schema '{}' at start: {}", settings.schema(),
+                    e.toString());
+        }
     }
 
     /**

@@ -37,7 +37,8 @@ class SchemaTest {
         assertThat(jdbc.queryForList("SELECT table_name FROM information_schema.tables"
                 + " WHERE table_schema = 'durable_schema_test' ORDER BY table_name", String.class))
                 .containsExactly("durable_changelog", "durable_changelog_lock", "durable_history", "durable_instance",
-                        "durable_node", "durable_node_machine", "durable_schedule", "durable_signal");
+                        "durable_node", "durable_node_machine", "durable_schedule", "durable_schema_version",
+                        "durable_signal");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM durable_schema_test.durable_changelog", Long.class))
                 .isEqualTo(DurableSchema.SQL_SCRIPTS.size());
         assertThat(DurableSchema.named("durable_nowhere").isInstalled(dataSource)).isFalse();

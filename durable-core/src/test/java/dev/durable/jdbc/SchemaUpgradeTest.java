@@ -103,7 +103,7 @@ class SchemaUpgradeTest {
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
                 "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
                 "durable-schema-v8", "durable-schema-v9", "durable-schema-v10", "durable-schema-v11",
-                "durable-schema-v12", "durable-schema-v13");
+                "durable-schema-v12", "durable-schema-v13", "durable-schema-v14");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
                 "cancel_with_parent", "children_started", "children_ended", "awaits_children", "suspension"))
@@ -197,7 +197,7 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
-                "durable-schema-v13");
+                "durable-schema-v13", "durable-schema-v14");
         assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
         assertSuspensionAndInFlightInstalled();
         // And the instances run on: the suspended one stays suspended, the others finish.
@@ -227,7 +227,7 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
-                "durable-schema-v13");
+                "durable-schema-v13", "durable-schema-v14");
         assertSuspensionAndInFlightInstalled();
     }
 
@@ -250,7 +250,8 @@ class SchemaUpgradeTest {
         schema.migrate(dataSource);
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
-                String.class)).endsWith("durable-schema-v12", "durable-schema-v13");
+                String.class)).endsWith("durable-schema-v12", "durable-schema-v13",
+                "durable-schema-v14");
         assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
         assertInFlightIndexWidened();
         // The instances run on, and what is in flight reads them through the widened index.
