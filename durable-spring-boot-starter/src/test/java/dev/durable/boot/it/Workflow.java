@@ -5,8 +5,8 @@ import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
 import dev.durable.boot.OnError;
+import dev.durable.boot.Retry;
 import dev.durable.boot.Step;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -42,6 +42,7 @@ public class Workflow {
     }
 
     @Step("flaky")
+    @Retry(delay = "10ms", multiplier = "2", maxDelay = "1s")
     Outcome flaky(State state, StepContext ctx) {
         runs.add(state.name() + ":flaky:" + ctx.attempt());
         if (ctx.attempt() == 0) {
@@ -67,9 +68,9 @@ public class Workflow {
     }
 
     @OnError
-    Outcome onFlaky(FlakyException error, State state, StepContext ctx) {
+    Outcome onFlaky(FlakyException error, State state) {
         handled.add(error);
-        return Outcome.retry(state, Duration.ofMillis(10L << ctx.attempt()));
+        return Outcome.retryByPolicy(state); // the step's @Retry: 10 ms, then doubling up to 1 s
     }
 
     @OnError
