@@ -16,6 +16,7 @@ import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
 import dev.durable.runtime.StepEvent;
 import dev.durable.test.postgres.TestPostgres;
+import io.micrometer.observation.ObservationRegistry;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -98,6 +99,12 @@ public final class Benchmark {
     private static final int HISTORY_ROWS = Integer.getInteger("bench.historyRows", 1_000_000);
     private static final int AWAITING = Integer.getInteger("bench.awaiting", 100_000);
     private static final int PENDING = Integer.getInteger("bench.pending", 1_000_000);
+    /**
+     * Whether steps and calls are observed (docs/DESIGN.md, "Tracing"): {@code off} (the default, the engine's
+     * {@code ObservationRegistry.NOOP}) or {@code on}, a registry whose one handler does nothing, so the cost measured
+     * is durable's own: the observations made, started, scoped and stopped.
+     */
+    private static final String OBSERVATIONS = System.getProperty("bench.observations", "off");
     private static final int TIMERS = Integer.getInteger("bench.timers", 1_000);
     private static final int RETENTION_ROWS = Integer.getInteger("bench.retentionRows", 1_000_000);
     private static final int FAN_OUT = Integer.getInteger("bench.fanOut", 10_000);
@@ -1456,7 +1463,17 @@ public final class Benchmark {
         return DurableEngine.builder(dataSource, machines)
                 .settings(adjust.apply(settings).build())
                 .listener(listener)
+                .observationRegistry(observations())
                 .build();
+    }
+
+    private static ObservationRegistry observations() {
+        if (!OBSERVATIONS.equals("on")) {
+            return ObservationRegistry.NOOP;
+        }
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(context -> true);
+        return registry;
     }
 
     /** How well the engine batched: rows per pick and outcomes per commit. */

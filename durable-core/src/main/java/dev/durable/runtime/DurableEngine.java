@@ -47,6 +47,7 @@ import dev.durable.runtime.time.AwaitDeadlines;
 import dev.durable.runtime.time.DeadlineRepository;
 import dev.durable.runtime.time.RecurringSchedules;
 import dev.durable.runtime.time.ScheduleRepository;
+import io.micrometer.observation.ObservationRegistry;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -149,7 +150,7 @@ public final class DurableEngine implements AutoCloseable {
         this.client = new DefaultDurableClient(machines, new StartRepository(planning, nodeId, settings.leaseTtl()),
                 queries, new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning,
                 history), new SearchRepository(builder.dataSource, planning), inFlightRepository, values, events,
-                owners, new StartClaims(owners));
+                owners, new StartClaims(owners), builder.observations);
         this.timer = EngineThreads.stepTimeouts();
         this.ownsStepThreads = builder.stepThreads == null;
         this.stepThreads = builder.stepThreads != null ? builder.stepThreads
@@ -162,7 +163,7 @@ public final class DurableEngine implements AutoCloseable {
         StepRunner runner = new StepRunner(machines, builder.codec, values, settings.lossyState(),
                 settings.stepTimeout(), settings.retryPolicy(), parentId -> queries.children(parentId, builder.codec));
         this.executor = new StepExecutor(runner, committer, claims, events, stepThreads, timer,
-                settings.zombieGracePeriod(), settings.inlineNextSteps());
+                settings.zombieGracePeriod(), settings.inlineNextSteps(), builder.observations);
         this.dataSource = builder.dataSource;
         this.deployGuard = new DeployGuard(settings.deployCheck(), this::checkDeploy, owners, nodeId,
                 settings.reaperInterval());
@@ -535,6 +536,7 @@ public final class DurableEngine implements AutoCloseable {
         private DurableListener listener = DurableListener.NONE;
         private @Nullable Executor stepThreads;
         boolean movableClock;
+        private ObservationRegistry observations = ObservationRegistry.NOOP;
 
         private Builder(DataSource dataSource, MachineRegistry machines) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
@@ -563,6 +565,15 @@ public final class DurableEngine implements AutoCloseable {
          */
         public Builder stepThreads(@Nullable Executor stepThreads) {
             this.stepThreads = stepThreads;
+            return this;
+        }
+
+        /**
+         * Where steps and the client's calls are observed (docs/DESIGN.md, "Tracing"); default:
+         * {@code ObservationRegistry.NOOP}, which costs nothing but the MDC keys of a running step.
+         */
+        public Builder observationRegistry(ObservationRegistry observations) {
+            this.observations = Objects.requireNonNull(observations, "observations must not be null");
             return this;
         }
 

@@ -19,6 +19,7 @@ import dev.durable.StartResult;
 import dev.durable.StoredSchedule;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.observation.DurableObservations;
 import dev.durable.runtime.deploy.InFlightReports;
 import dev.durable.runtime.deploy.InFlightRepository;
 import dev.durable.runtime.queue.QueueOwners;
@@ -29,11 +30,13 @@ import dev.durable.runtime.support.EngineEvents;
 import dev.durable.runtime.support.StoredValues;
 import dev.durable.runtime.time.ScheduleRepository;
 import dev.durable.runtime.time.ScheduleTicks;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -76,16 +79,19 @@ public final class DefaultDurableClient implements DurableClient {
     private final EngineEvents events;
     private final QueueOwners owners;
     private final StartClaims startClaims;
+    private final ClientObservations observations;
 
     /**
      * @param owners      the owners of this node's queues: their pollers hear of new work, and of cancels of
      *                    instances whose claims they may hold
      * @param startClaims the claims a local start makes on the rows it inserts (docs/DESIGN.md, "Local starts")
+     * @param observations where the calls that cause work are observed (docs/DESIGN.md, "Tracing")
      */
     public DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
             SignalRepository signals, ScheduleRepository schedules, CancelRepository cancels, SearchRepository search,
             InFlightRepository inFlight, StoredValues values, EngineEvents events, QueueOwners owners,
-            StartClaims startClaims) {
+            StartClaims startClaims, ObservationRegistry observations) {
+        this.observations = new ClientObservations(observations);
         this.machines = machines;
         this.starts = starts;
         this.queries = queries;
@@ -145,6 +151,13 @@ public final class DefaultDurableClient implements DurableClient {
     }
 
     private List<StartResult> start(MachineDefinition machine, List<StartRequest> requests) {
+        return observations.observe(DurableObservations.START, trace -> start(machine, requests, trace),
+                results -> results.size() == 1 ? results.get(0).created() ? "created" : "existing" : "batch",
+                DurableObservations.MACHINE, machine.name(),
+                DurableObservations.VERSION, Integer.toString(machine.version()));
+    }
+
+    private List<StartResult> start(MachineDefinition machine, List<StartRequest> requests, @Nullable String trace) {
         List<NewInstance> rows = requests.stream()
                 .map(request -> NewInstance.of(machine, request.state(), request.options(), values,
                         () -> "The state for machine " + machine.describe(), NOTHING_STARTED))
@@ -172,8 +185,9 @@ public final class DefaultDurableClient implements DurableClient {
     @Override
     public SignalResult signal(long instanceId, String name, @Nullable Object payload, @Nullable String dedupKey) {
         String payloadJson = checkSignal(name, payload, dedupKey, "instance " + instanceId);
-        return sent(signals.deliver(instanceId, name, payloadJson, dedupKey,
-                declarations.check(name, payloadJson)));
+        return observations.observe(DurableObservations.SIGNAL, trace -> sent(signals.deliver(instanceId, name,
+                payloadJson, dedupKey, declarations.check(name, payloadJson))), DefaultDurableClient::label,
+                DurableObservations.SIGNAL_NAME, name);
     }
 
     @Override
@@ -182,10 +196,12 @@ public final class DefaultDurableClient implements DurableClient {
         checkLookupKey(uniqueKey, NOTHING_SENT);
         String payloadJson = checkSignal(name, payload, dedupKey, "the holder of unique key '" + uniqueKey + "'");
         SignalDeclarations.Check check = declarations.check(name, payloadJson); // before the holder is locked
-        return sent(search.withLockedHolder(uniqueKey, holder -> holder == null
-                ? new SignalRepository.DeliveryReport(
-                        new SignalResult(0, SignalResult.Delivery.REFUSED_NO_KEY_HOLDER, false), null)
-                : signals.deliver(holder, name, payloadJson, dedupKey, check)));
+        return observations.observe(DurableObservations.SIGNAL, trace -> sent(search.withLockedHolder(uniqueKey,
+                holder -> holder == null
+                        ? new SignalRepository.DeliveryReport(
+                                new SignalResult(0, SignalResult.Delivery.REFUSED_NO_KEY_HOLDER, false), null)
+                        : signals.deliver(holder, name, payloadJson, dedupKey, check))), DefaultDurableClient::label,
+                DurableObservations.SIGNAL_NAME, name);
     }
 
     /** Checks a signal's name, dedup key and payload before any SQL; the payload as JSON, or null for none. */
@@ -215,18 +231,20 @@ public final class DefaultDurableClient implements DurableClient {
     @Override
     public CancelResult cancel(long instanceId, @Nullable String reason) {
         String why = reason(reason, "instance " + instanceId);
-        return cancelled(cancels.cancel(List.of(instanceId), why)).get(0);
+        return observations.observe(DurableObservations.CANCEL,
+                trace -> cancelled(cancels.cancel(List.of(instanceId), why)).get(0),
+                result -> label(result.outcome()));
     }
 
     @Override
     public CancelResult cancelByUniqueKey(String uniqueKey, @Nullable String reason) {
         checkLookupKey(uniqueKey, NOTHING_CANCELLED);
         String why = reason(reason, "the holder of unique key '" + uniqueKey + "'");
-        return cancelled(search.withLockedHolder(uniqueKey, holder -> holder == null
-                ? new CancelRepository.Cancellation(
-                        List.of(new CancelResult(0, CancelResult.Cancellation.REFUSED_NO_KEY_HOLDER, null)), Set.of(),
-                        Set.of())
-                : cancels.cancel(List.of(holder), why))).get(0);
+        return observations.observe(DurableObservations.CANCEL, trace -> cancelled(search.withLockedHolder(uniqueKey,
+                holder -> holder == null
+                        ? new CancelRepository.Cancellation(List.of(new CancelResult(0,
+                                CancelResult.Cancellation.REFUSED_NO_KEY_HOLDER, null)), Set.of(), Set.of())
+                        : cancels.cancel(List.of(holder), why))).get(0), result -> label(result.outcome()));
     }
 
     @Override
@@ -389,6 +407,11 @@ public final class DefaultDurableClient implements DurableClient {
 
     @Override
     public RetryResult retryFailed(long instanceId) {
+        return observations.observe(DurableObservations.RETRY, trace -> retryFailed(instanceId, trace),
+                result -> label(result.outcome()));
+    }
+
+    private RetryResult retryFailed(long instanceId, @Nullable String trace) {
         QueryRepository.Retried retried;
         try {
             retried = queries.retryFailed(instanceId);
@@ -401,6 +424,15 @@ public final class DefaultDurableClient implements DurableClient {
             afterCommit(() -> owners.wake(queue));
         }
         return retried.result();
+    }
+
+    /** An enum constant as an observation's key value: lower case. */
+    private static String label(Enum<?> constant) {
+        return constant.name().toLowerCase(Locale.ROOT);
+    }
+
+    private static String label(SignalResult result) {
+        return label(result.delivery());
     }
 
     @Override

@@ -7,10 +7,12 @@ import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.step.StepRunner;
 import dev.durable.runtime.step.Transition;
 import dev.durable.runtime.support.EngineEvents;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -54,12 +56,16 @@ public final class StepExecutor {
     private final ScheduledExecutorService timer;
     private final Duration zombieGracePeriod;
     private final boolean inline;
+    private final ObservationRegistry observations;
 
     /**
-     * @param inline whether a {@code next} without delay keeps its claim and runs the next step at once
+     * @param inline       whether a {@code next} without delay keeps its claim and runs the next step at once
+     * @param observations where each step execution is observed; {@code ObservationRegistry.NOOP} for nowhere
      */
     public StepExecutor(StepRunner runner, Committer committer, ClaimRepository claims, EngineEvents events,
-            Executor threads, ScheduledExecutorService timer, Duration zombieGracePeriod, boolean inline) {
+            Executor threads, ScheduledExecutorService timer, Duration zombieGracePeriod, boolean inline,
+            ObservationRegistry observations) {
+        this.observations = observations;
         this.runner = runner;
         this.committer = committer;
         this.claims = claims;
@@ -155,8 +161,14 @@ public final class StepExecutor {
         }
         ScheduledFuture<?> timeout = scheduleTimeout(step);
         StepRunner.Ending ending;
-        try {
-            ending = runner.run(step);
+        try (StepScope scope = StepScope.open(observations, step.claimed(), Map.of(), Map.of())) {
+            try {
+                ending = runner.run(step);
+            } catch (Error error) {
+                scope.ended(null, error);
+                throw error;
+            }
+            scope.ended(ending.outcome(), ending.error());
         } catch (Error error) {
             // Not a business failure: no outcome is written and no error handler runs, as after a crash. The node
             // knows at once, so it hands the claim back at once (attempt + 1), fenced; if that write fails, the

@@ -13,6 +13,7 @@ import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.InvalidSettingException;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -87,12 +88,15 @@ public final class DurableAutoConfiguration {
             ObjectProvider<DataSource> dataSources, @DurableDataSource ObjectProvider<DataSource> durableDataSource,
             ObjectProvider<DurableSchemaInitializer> schemaInitializer, ObjectProvider<JsonCodec> codecs,
             ObjectProvider<JsonMapper> jsonMappers, ObjectProvider<DurableListener> listeners,
-            ObjectProvider<DurableCustomizer> customizers, Environment environment) {
+            ObjectProvider<DurableCustomizer> customizers, ObjectProvider<ObservationRegistry> observationRegistries,
+            Environment environment) {
         try {
             EngineSettings.Builder settings =
                     EngineSettingsMapper.toBuilder(properties, Threading.VIRTUAL.isActive(environment));
             DurableEngine.Builder engine = DurableEngine.builder(dataSource(dataSources, durableDataSource), machines)
                     .jsonCodec(codec(codecs, jsonMappers));
+            // Steps and the client's calls are observed where the application observes (docs/DESIGN.md, "Tracing").
+            observationRegistries.ifUnique(engine::observationRegistry);
             customizers.orderedStream().forEach(customizer -> customizer.customize(settings, engine));
             engine.listener(CompositeDurableListener.of(listeners.orderedStream().toList()));
             EngineSettings built = settings.build();
