@@ -63,6 +63,20 @@ class OrderFlowTest {
         assertThat(http.pay(987654321, "evt-x").status()).isEqualTo(404);
     }
 
+    /** Prometheus scrapes the sample (issue 27): durable's meters are there, in its names, beside Spring's. */
+    @Test
+    void prometheusScrapesDurablesMeters() throws Exception {
+        SampleHttp http = new SampleHttp(port);
+        long id = http.placeOrder(3);
+        await().atMost(Duration.ofSeconds(20)).until(() -> http.awaitsPayment(id));
+
+        String text = http.text("/actuator/prometheus"); // fails unless it answers 200
+        assertThat(text).contains("# TYPE durable_claims gauge")
+                .containsPattern("durable_queue_concurrency\\{[^}]*queue=\"orders\"")
+                .containsPattern("durable_instances\\{[^}]*machine=\"order\"")
+                .contains("jvm_memory_used_bytes");
+    }
+
     /**
      * The order declares the one signal it takes (docs/DESIGN.md, "Declared signals"): the webhook of an event it does
      * not take, or of a payment that does not read whole as a Payment, answers 400 with the reason, and nothing is
