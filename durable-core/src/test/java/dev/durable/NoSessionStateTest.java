@@ -25,9 +25,13 @@ import org.junit.jupiter.api.Test;
  * {@code SET}, an advisory lock, {@code LISTEN}/{@code NOTIFY}, a temporary table, a cursor held past its
  * transaction, a named prepared statement or a session setting changed through JDBC fails the build.
  *
- * <p>The one exception is schema installation, which needs a session and runs over a direct connection:
- * {@code DurableSchema} takes a session-level advisory lock and sets the session's {@code search_path}, and checks
- * that its statements stay in one session. The runtime never installs the schema.
+ * <p>The exceptions: schema installation, which needs a session and runs over a direct connection
+ * ({@code DurableSchema} takes a session-level advisory lock and sets the session's {@code search_path}, and checks
+ * that its statements stay in one session; the runtime never installs the schema), and the wake-ups
+ * (docs/DESIGN.md, "Wake-ups"): {@code LISTEN} runs only in {@code WakeUpListener}, on the one connection it holds
+ * for the node's life and never hands back while it listens, and never behind a pooler (poll-only mode, or a pooler's
+ * URL); {@code pg_notify} is sent only inside the writes' own statements and transactions, where it is transaction
+ * state (delivered at commit), not session state.
  */
 class NoSessionStateTest {
 
@@ -56,6 +60,14 @@ class NoSessionStateTest {
     private static final Map<String, Set<String>> INSTALLATION = Map.of("DurableSchema.java",
             Set.of("pg_try_advisory_lock(", "pg_advisory_unlock(", "set_config("));
 
+    /** The wake-ups: the listener's own connection, and the writes that notify in their transaction. */
+    private static final Map<String, Set<String>> WAKE_UPS = Map.of(
+            "WakeUpListener.java", Set.of("LISTEN", "UNLISTEN"),
+            "CancelRepository.java", Set.of("pg_notify("),
+            "StartRepository.java", Set.of("pg_notify("),
+            "SignalRepository.java", Set.of("pg_notify("),
+            "FamilyRepository.java", Set.of("pg_notify("));
+
     @Test
     void theEngineKeepsNoStateInADatabaseSession() throws IOException {
         Map<String, Set<String>> found = new TreeMap<>();
@@ -66,8 +78,26 @@ class NoSessionStateTest {
             }
         }
 
+        Map<String, Set<String>> allowed = new TreeMap<>(INSTALLATION);
+        allowed.putAll(WAKE_UPS);
         assertThat(found).as("session state in the engine's SQL or JDBC calls; see DESIGN.md, Connection poolers")
-                .isEqualTo(INSTALLATION);
+                .isEqualTo(allowed);
+    }
+
+    /**
+     * {@code LISTEN} never reaches a pooled connection: the listener runs it on the one connection it takes from the
+     * DataSource and holds (it sends nothing through the engine's JDBC clients), and runs {@code UNLISTEN} before the
+     * connection goes back; it checks the URL for a pooler's before it listens.
+     */
+    @Test
+    void listenRunsOnlyOnTheListenersOwnConnection() throws IOException {
+        String listener = code(Files.readString(MAIN.resolve("runtime/node/WakeUpListener.java")));
+        assertThat(listener.split("dataSource\\.getConnection\\(\\)", -1)).as("connections taken").hasSize(2);
+        assertThat(listener).doesNotContain("JdbcClient", "JdbcTemplate", "StatementPlanning")
+                .contains("UNLISTEN *");
+        assertThat(listener.indexOf("poolerHint(connection.getMetaData().getURL())"))
+                .as("the URL is checked before LISTEN").isPositive()
+                .isLessThan(listener.indexOf("\"LISTEN \""));
     }
 
     @Test
@@ -96,7 +126,9 @@ class NoSessionStateTest {
             while (setting.find()) {
                 thresholds.put(file.getFileName().toString(), setting.group(1));
             }
-            assertThat(code).as(file.toString()).doesNotContainIgnoringCase("prepareThreshold=");
+            if (!file.getFileName().toString().equals("WakeUpListener.java")) { // reads it in a URL: a pooler's?
+                assertThat(code).as(file.toString()).doesNotContainIgnoringCase("prepareThreshold=");
+            }
         }
         assertThat(thresholds).isEqualTo(Map.of("FreshlyPlannedJdbcTemplate.java", "0"));
     }

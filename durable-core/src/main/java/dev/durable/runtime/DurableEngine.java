@@ -21,12 +21,14 @@ import dev.durable.runtime.deploy.DeployGuard;
 import dev.durable.runtime.deploy.InFlightRepository;
 import dev.durable.runtime.deploy.NodeMachines;
 import dev.durable.runtime.jdbc.History;
+import dev.durable.runtime.jdbc.WakeUpChannel;
 import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.runtime.node.Heartbeat;
 import dev.durable.runtime.node.NodeRegistry;
 import dev.durable.runtime.node.NodeRepository;
 import dev.durable.runtime.node.ProbeRepository;
 import dev.durable.runtime.node.Reaper;
+import dev.durable.runtime.node.WakeUpListener;
 import dev.durable.runtime.node.WorkProbe;
 import dev.durable.runtime.queue.ClaimRepository;
 import dev.durable.runtime.queue.FamilyRepository;
@@ -121,6 +123,7 @@ public final class DurableEngine implements AutoCloseable {
     private final AwaitDeadlines deadlines;
     private final RecurringSchedules recurring;
     private final boolean movableClock;
+    private final WakeUpListener wakeUps;
     private boolean closed;
 
     private DurableEngine(Builder builder) {
@@ -135,8 +138,9 @@ public final class DurableEngine implements AutoCloseable {
         this.events = new EngineEvents(builder.listener, counters);
         this.lifecycle = new NodeLifecycle(nodeId, events);
         this.movableClock = builder.movableClock;
+        boolean listen = settings.wakeUps() == WakeUps.LISTEN;
         StatementPlanning planning = new StatementPlanning(builder.dataSource, DurableSchema.named(settings.schema()),
-                movableClock);
+                movableClock, listen);
         History history = new History(settings.history(), nodeId);
         this.claims = new ClaimRepository(planning, history);
         StoredValues values = new StoredValues(builder.codec);
@@ -213,6 +217,8 @@ public final class DurableEngine implements AutoCloseable {
                 settings.retentionBatchSize(), settings.retentionInterval());
         this.retentionLoop = retention.enabled() ? new BackgroundLoop(Retention.NAME, retention::sweep, lifecycle,
                 events, settings.maxRetryBackoff()) : null;
+        this.wakeUps = new WakeUpListener(listen, builder.dataSource, WakeUpChannel.of(settings.schema()), owners,
+                settings.maxRetryBackoff()); // docs/DESIGN.md, "Wake-ups"; does nothing in poll-only mode
     }
 
     /** A builder for an engine on {@code dataSource} running {@code machines}. */
@@ -262,6 +268,7 @@ public final class DurableEngine implements AutoCloseable {
             retentionLoop.start();
         }
         owners.start();
+        wakeUps.start();
         probeLoop.start();
         lifecycle.moveTo(NodeState.RUNNING);
     }
@@ -328,6 +335,7 @@ public final class DurableEngine implements AutoCloseable {
         // draining runs only what already runs.
         owners.drain();
         probeLoop.stop(COMPONENT_STOP_TIMEOUT);
+        wakeUps.stop(COMPONENT_STOP_TIMEOUT);
         owners.stopPolling(COMPONENT_STOP_TIMEOUT);
         if (!owners.awaitNoClaims(settings.shutdownGracePeriod())) {
             owners.releaseUnfinished();
@@ -491,6 +499,11 @@ public final class DurableEngine implements AutoCloseable {
     /** How many polls the deploy check kept from picking. A hook for tests, like {@link #reapNow()}. */
     long pollsHeldByDeployCheck() {
         return deployGuard.refusedPolls();
+    }
+
+    /** The node's listener (idle when it polls only). A hook for tests, like {@link #reapNow()}. */
+    WakeUpListener wakeUpListener() {
+        return wakeUps;
     }
 
     /** Extends this node's leases now, on the calling thread. A hook for tests, like {@link #reapNow()}. */

@@ -45,6 +45,7 @@ public final class EngineSettings {
     public static final int DEFAULT_RETENTION_BATCH_SIZE = 1000;
     /** What a node does with the deploy check at its start: warn about what its code cannot run. */
     public static final DeployCheck.Mode DEFAULT_DEPLOY_CHECK = DeployCheck.Mode.WARN;
+    public static final WakeUps DEFAULT_WAKE_UPS = WakeUps.LISTEN;
     /** The queue every node works unless configured otherwise. */
     public static final String DEFAULT_QUEUE = MachineDefinition.DEFAULT_QUEUE;
     /** A node that has picked work within this long counts as busy, and looks for work every poll interval. */
@@ -83,7 +84,8 @@ public final class EngineSettings {
             @Nullable Duration retentionCancelled,
             Duration retentionInterval,
             int retentionBatchSize,
-            DeployCheck.Mode deployCheck) {
+            DeployCheck.Mode deployCheck,
+            WakeUps wakeUps) {
     }
 
     private final Values values;
@@ -135,6 +137,7 @@ public final class EngineSettings {
         builder.retentionInterval = values.retentionInterval();
         builder.retentionBatchSize = values.retentionBatchSize();
         builder.deployCheck = values.deployCheck();
+        builder.wakeUps = values.wakeUps();
         return builder;
     }
 
@@ -158,10 +161,7 @@ public final class EngineSettings {
         return values.heartbeatInterval();
     }
 
-    /**
-     * How often a node that has seen work in the last {@link #ACTIVE_WINDOW} looks for work other nodes made, in one
-     * statement (local starts, signals and commits wake the poller they concern at once).
-     */
+    /** How often a node that saw work in the last {@link #ACTIVE_WINDOW} looks for other nodes' work. */
     public Duration pollInterval() {
         return values.pollInterval();
     }
@@ -191,10 +191,7 @@ public final class EngineSettings {
         return values.queues();
     }
 
-    /**
-     * How long any step may run before it is interrupted; {@code null} for no limit (machines and steps may set their
-     * own).
-     */
+    /** How long any step may run before it is interrupted; null: no limit (machines and steps may set theirs). */
     public @Nullable Duration stepTimeout() {
         return values.stepTimeout();
     }
@@ -225,18 +222,14 @@ public final class EngineSettings {
     }
 
     /**
-     * How long an outcome's commit (or a pick) may be held back so that the outcomes of other steps still running (or
-     * slots about to free) join the same transaction (or pick); never applies when nothing else is running, so an idle
-     * node pays no latency; {@code 0} turns it off.
+     * How long an outcome's commit (or a pick) may wait for those of steps still running (or slots about to free) to
+     * join it; never when nothing else runs; {@code 0}: off.
      */
     public Duration batchWindow() {
         return values.batchWindow();
     }
 
-    /**
-     * Whether a step returning {@code next} runs the next step at once on the claim it holds (its outcome still commits
-     * first), saving a pick per step of a chain.
-     */
+    /** Whether a step returning {@code next} runs the next step at once on its claim, after its commit. */
     public boolean inlineNextSteps() {
         return values.inlineNextSteps();
     }
@@ -247,19 +240,16 @@ public final class EngineSettings {
     }
 
     /**
-     * What becomes of an instance whose step cannot run without losing data: its stored state would lose properties
-     * when read as its state type, or its upcast failed (docs/DESIGN.md, "Suspension"). Either way the step does not
-     * run and the stored state is kept; {@link LossyState#SUSPEND} (the default) parks the instance until an operator
-     * retries it, {@link LossyState#FAIL} fails it.
+     * What becomes of an instance whose step cannot run without losing data (docs/DESIGN.md, "Suspension"): the step
+     * does not run, its state is kept; {@link LossyState#SUSPEND} (default) parks it, {@link LossyState#FAIL} fails it.
      */
     public LossyState lossyState() {
         return values.lossyState();
     }
 
     /**
-     * How a step that failed is retried when its error handler does not decide, unless its machine or the step has a
-     * policy of its own (docs/DESIGN.md, "Retry policies"); {@link RetryPolicy#none()} fails the instance at the first
-     * failure.
+     * How a failed step is retried unless its error handler, machine or step decides (docs/DESIGN.md, "Retry
+     * policies"); {@link RetryPolicy#none()} fails the instance at the first failure.
      */
     public RetryPolicy retryPolicy() {
         return values.retryPolicy();
@@ -298,12 +288,14 @@ public final class EngineSettings {
         return values.retentionBatchSize();
     }
 
-    /**
-     * What this node does at its start with the check of what is in flight against its code (docs/DESIGN.md, "The
-     * deploy check"): nothing, warn about each group it cannot run, or pick from no queue until it can run them all.
-     */
+    /** What this node does at its start with the deploy check (docs/DESIGN.md): nothing, warn, or hold back. */
     public DeployCheck.Mode deployCheck() {
         return values.deployCheck();
+    }
+
+    /** How this node hears of other nodes' work and cancels (docs/DESIGN.md, "Wake-ups"). */
+    public WakeUps wakeUps() {
+        return values.wakeUps();
     }
 
     /** The settings of {@code queue}, or {@code null} if this node is not configured for it. */
@@ -372,6 +364,7 @@ public final class EngineSettings {
         private Duration retentionInterval = DEFAULT_RETENTION_INTERVAL;
         private int retentionBatchSize = DEFAULT_RETENTION_BATCH_SIZE;
         private DeployCheck.Mode deployCheck = DEFAULT_DEPLOY_CHECK;
+        private WakeUps wakeUps = DEFAULT_WAKE_UPS;
 
         private Builder() {
         }
@@ -539,6 +532,12 @@ public final class EngineSettings {
             return this;
         }
 
+        /** How the node hears of other nodes' work and cancels (default {@link WakeUps#LISTEN}). */
+        public Builder wakeUps(WakeUps wakeUps) {
+            this.wakeUps = Objects.requireNonNull(wakeUps, "wakeUps must not be null");
+            return this;
+        }
+
         /**
          * Checks and builds the settings.
          *
@@ -576,17 +575,14 @@ public final class EngineSettings {
                     retentionCancelled,
                     retentionInterval,
                     retentionBatchSize,
-                    deployCheck), set);
+                    deployCheck,
+                    wakeUps), set);
             SettingsChecks.check(settings);
             return settings;
         }
     }
 
-    /**
-     * What becomes of an instance whose step cannot run without losing data (see {@link #lossyState()}). Either way
-     * nothing of its stored state is written, and its reason names the machine, the version and the lost properties or
-     * the upcaster's error.
-     */
+    /** What becomes of an instance whose step cannot run without losing data (see {@link #lossyState()}). */
     public enum LossyState {
         /**
          * The instance is suspended: it stays unfinished (it holds its unique key, and its parent waits for it) but is

@@ -172,10 +172,11 @@ class CancelTest {
         assertThat(engine.claims()).isZero();
     }
 
+    /** Polling only: the heartbeat finds the claim gone (with LISTEN the cancel's notification comes first, WakeUpTest). */
     @Test
     void anExecutingStepOnAnotherNodeIsInterruptedAtThatNodesHeartbeat() throws Exception {
-        DurableEngine worker = engines.start("worker", settings -> settings.heartbeatInterval(Duration.ofMillis(200)),
-                slow());
+        DurableEngine worker = engines.start("worker", settings -> settings.heartbeatInterval(Duration.ofMillis(200))
+                .wakeUps(WakeUps.POLL), slow());
         DurableClient elsewhere = engines.clientOnly(slow());
         long id = elsewhere.start("slow", new Order("chair")).id();
         stepStarted.await();

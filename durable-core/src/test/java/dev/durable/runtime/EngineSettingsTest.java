@@ -29,7 +29,7 @@ class EngineSettingsTest {
         assertThat(settings.toBuilder().queue("mail", QueueSettings.concurrency(4)).build()).isNotEqualTo(settings);
         assertThat(settings.toString()).startsWith("EngineSettings[nodeName=n1, schema=public, leaseTtl=PT1M30S, ")
                 .contains("queues=", "mail", "stepTimeout=PT1M", "scheduleMisfireThreshold=PT1M", "retentionDone=null",
-                        "retentionBatchSize=1000", "deployCheck=WARN]");
+                        "retentionBatchSize=1000", "deployCheck=WARN", "wakeUps=LISTEN]");
         assertThat(settings.toBuilder().deployCheck(DeployCheck.Mode.FAIL).build()).isNotEqualTo(settings);
         assertThat(settings.retryPolicy()).isEqualTo(RetryPolicy.defaults());
         assertThat(settings.toString()).contains("retryPolicy=RetryPolicy[maxAttempts=10, delay=PT1S, ");

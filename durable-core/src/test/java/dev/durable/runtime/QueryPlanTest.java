@@ -267,14 +267,16 @@ class QueryPlanTest {
                 .addValue("payload", "{}")
                 .addValue("dedupKey", "evt-1")
                 .addValue("refusingMachine", new SqlArrayValue("text"))
-                .addValue("refusingVersion", new SqlArrayValue("int4")));
+                .addValue("refusingVersion", new SqlArrayValue("int4"))
+                .addValue("wakeChannel", "durable_wake_durable_it"));
         String refusing = explain(SignalRepository.DELIVER, new MapSqlParameterSource()
                 .addValue("instanceId", 1001L)
                 .addValue("name", "sig")
                 .addValue("payload", "{}")
                 .addValue("dedupKey", "evt-1")
                 .addValue("refusingMachine", new SqlArrayValue("text", "m", "other"))
-                .addValue("refusingVersion", new SqlArrayValue("int4", 1, 3)));
+                .addValue("refusingVersion", new SqlArrayValue("int4", 1, 3))
+                .addValue("wakeChannel", null));
 
         assertThat(plan).contains("durable_instance_pkey").doesNotContain("Seq Scan");
         assertThat(refusing).contains("durable_instance_pkey").doesNotContain("Seq Scan");
@@ -409,9 +411,11 @@ class QueryPlanTest {
                 .addValue("correlationKey", new SqlArrayValue("text", "order-7", null))
                 .addValue("parentId", new SqlArrayValue("int8", 1001L, 1001L))
                 .addValue("cancelWithParent", new SqlArrayValue("bool", true, false))
-                .addValue("claimed", new SqlArrayValue("int8", 1001L)));
+                .addValue("claimed", new SqlArrayValue("int8", 1001L))
+                .addValue("wakeChannel", "durable_wake_durable_it"));
         String ended = explain(FamilyRepository.CHILDREN_ENDED, new MapSqlParameterSource()
-                .addValue("parentId", new SqlArrayValue("int8", 1000L, 1000L, 2000L)));
+                .addValue("parentId", new SqlArrayValue("int8", 1000L, 1000L, 2000L))
+                .addValue("wakeChannel", "durable_wake_durable_it"));
         String read = explain(QueryRepository.CHILDREN, new MapSqlParameterSource().addValue("parentId", 1000L));
         String cascade = explain(CancelRepository.CANCEL_CHILDREN, new MapSqlParameterSource()
                 .addValue("parentId", new SqlArrayValue("int8", 1000L, 2000L))

@@ -108,6 +108,13 @@ public final class CancelRepository {
             FROM target t LEFT JOIN cancelled c ON c.id = t.id
             """;
 
+    // The instances a cancel ended while executing, each its own notification: the node holding the claim drops or
+    // interrupts it at once (docs/DESIGN.md, "Wake-ups"). Sent in the cancel's transaction, after its statements.
+    public static final String NOTIFY_CANCELLED = """
+            /* durable: notify cancelled */
+            SELECT count(pg_notify(:wakeChannel, 'c:' || c.id)) FROM unnest(:id::bigint[]) AS c(id)
+            """;
+
     /** How often a cancel in a transaction of its own is tried again after a deadlock with a child's end. */
     private static final int DEADLOCK_ATTEMPTS = 3;
 
@@ -117,6 +124,7 @@ public final class CancelRepository {
     private final TransactionTemplate transaction;
     private final String cancelSql;
     private final String cancelChildrenSql;
+    private final String notifyCancelledSql;
     private final FamilyRepository family;
 
     public CancelRepository(DataSource dataSource, StatementPlanning planning, History history) {
@@ -125,6 +133,7 @@ public final class CancelRepository {
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.cancelSql = planning.qualify(CANCEL);
         this.cancelChildrenSql = planning.qualify(CANCEL_CHILDREN);
+        this.notifyCancelledSql = planning.qualify(NOTIFY_CANCELLED);
         this.family = new FamilyRepository(planning);
     }
 
@@ -175,6 +184,13 @@ public final class CancelRepository {
         }
         Set<String> woken = endedParents.isEmpty() ? Set.of()
                 : family.childrenEnded(endedParents);
+        // The node holding a claim of an instance cancelled while executing drops or interrupts it at once
+        // (docs/DESIGN.md, "Wake-ups"); without LISTEN it learns of it by its wait-check or heartbeat.
+        String channel = planning.wakeChannel();
+        if (channel != null && !executing.isEmpty()) {
+            planning.ordinary().sql(notifyCancelledSql).param("wakeChannel", channel)
+                    .param("id", new SqlArrayValue("int8", executing.toArray())).query(Long.class).single();
+        }
         List<CancelResult> results = new ArrayList<>(ids.size());
         for (long id : ids) {
             @Nullable CancelResult result = found.get(id);

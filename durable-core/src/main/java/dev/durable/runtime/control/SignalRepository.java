@@ -30,7 +30,9 @@ public final class SignalRepository {
     // 4. wake the instance if it is parked on this name (the one in awaits, or one of an await set) and the signal
     //    was stored; a deadline it also had stays, and the woken step, finding the signal, did not time out;
     // 5. for an ended instance, say whether this dedup key reached it before (its tombstone outlives the end), so a
-    //    webhook redelivered after the instance finished is answered "deduplicated", not "refused".
+    //    webhook redelivered after the instance finished is answered "deduplicated", not "refused";
+    // 6. a woken instance's queue is notified to the other nodes, unless :wakeChannel is null (docs/DESIGN.md,
+    //    "Wake-ups").
     // The park takes the same row lock, then re-checks the inbox in a later statement, so whichever of the two
     // comes second sees the other: no wake-up is lost.
     public static final String DELIVER = """
@@ -66,7 +68,9 @@ public final class SignalRepository {
                    EXISTS (SELECT 1 FROM stored) AS stored,
                    EXISTS (SELECT 1 FROM woken) AS woken,
                    EXISTS (SELECT 1 FROM {schema}.durable_signal s
-                           WHERE s.instance_id = t.id AND s.dedup_key = :dedupKey) AS seen
+                           WHERE s.instance_id = t.id AND s.dedup_key = :dedupKey) AS seen,
+                   CASE WHEN EXISTS (SELECT 1 FROM woken) AND CAST(:wakeChannel AS text) IS NOT NULL
+                        THEN pg_notify(:wakeChannel, 'q:' || t.queue) END AS notified
             FROM checked t
             """;
 
@@ -99,6 +103,7 @@ public final class SignalRepository {
                 .param("dedupKey", dedupKey)
                 .param("refusingMachine", new SqlArrayValue("text", (Object[]) check.machines()))
                 .param("refusingVersion", new SqlArrayValue("int4", (Object[]) check.versions()))
+                .param("wakeChannel", planning.wakeChannel())
                 .query((rs, i) -> {
                     if (rs.getBoolean("refused")) {
                         return new DeliveryReport(check.refused(instanceId, rs.getString("machine"),

@@ -36,7 +36,9 @@ public final class StartRepository {
     // queue's head in pick order is a due row of its priority or any row of a higher one (a lower number): the pick
     // would take that first (docs/DESIGN.md, "Local starts"). The look at the head reads the first
     // entry of the pick index, and only for the rows that may claim (CASE evaluates it lazily). The lease counts from
-    // the statement's own clock, not from the start of the caller's transaction.
+    // the statement's own clock, not from the start of the caller's transaction. A row left runnable and due notifies
+    // the other nodes (docs/DESIGN.md, "Wake-ups"; PostgreSQL sends one notification per queue and transaction); a
+    // claimed row, or any when :wakeChannel is null (poll only), notifies no one.
     private static final String INSERT = """
             /* durable: insert */
             INSERT INTO {schema}.durable_instance
@@ -68,7 +70,9 @@ public final class StartRepository {
             ORDER BY r.ord
             ON CONFLICT (unique_guard) WHERE unique_guard IS NOT NULL DO NOTHING
             RETURNING id, unique_key, status = 'executing' AS claimed, lease_token,
-                      CASE WHEN status = 'executing' THEN state::text END AS claimed_state
+                      CASE WHEN status = 'executing' THEN state::text END AS claimed_state,
+                      CASE WHEN status = 'runnable' AND eligible_at <= now() AND CAST(:wakeChannel AS text) IS NOT NULL
+                           THEN pg_notify(:wakeChannel, 'q:' || queue) END AS notified
             """;
 
     private static final String FIND_UNIQUE_HOLDERS = """
@@ -169,6 +173,7 @@ public final class StartRepository {
                 .param("claim", new SqlArrayValue("bool", claims))
                 .param("owner", owner)
                 .param("leaseMs", leaseMillis)
+                .param("wakeChannel", planning.wakeChannel())
                 .query((rs, i) -> new InsertedRow(rs.getLong(1), rs.getString(2), rs.getBoolean(3),
                         rs.getLong(4), rs.getString(5)))
                 .list();

@@ -2,6 +2,7 @@ package dev.durable.runtime.jdbc;
 
 import dev.durable.jdbc.DurableSchema;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -56,20 +57,34 @@ public final class StatementPlanning {
     private final JdbcClient ordinary;
     /** The same statements planned at every execution: see {@link #hot()}. */
     private final JdbcClient freshlyPlanned;
+    /** The channel writes notify on, or null when the nodes poll only (docs/DESIGN.md, "Wake-ups"). */
+    private final @Nullable String wakeChannel;
     /** Whether the table's statistics describe it as small; until the first look, assume they do. */
     private volatile boolean statisticsSaySmall = true;
 
+    /** Statements as written, that notify no one. */
     public StatementPlanning(DataSource dataSource, DurableSchema schema) {
         this(dataSource, schema, false);
     }
 
     /**
+     * Statements that notify no one (nodes poll only).
+     *
      * @param movableClock whether the statements read time from the schema's test clock ({@link #SHIFTED_NOW});
      *                     false in production, where every statement is sent as written
      */
     public StatementPlanning(DataSource dataSource, DurableSchema schema, boolean movableClock) {
+        this(dataSource, schema, movableClock, false);
+    }
+
+    /**
+     * @param movableClock as above
+     * @param notify       whether writes that make work runnable, or cancel executing instances, notify other nodes
+     */
+    public StatementPlanning(DataSource dataSource, DurableSchema schema, boolean movableClock, boolean notify) {
         this.schema = schema;
         this.movableClock = movableClock;
+        this.wakeChannel = notify ? WakeUpChannel.of(schema.name()) : null;
         this.ordinary = JdbcClient.create(dataSource);
         JdbcClient unprepared = JdbcClient.create(new FreshlyPlannedJdbcTemplate(dataSource));
         this.freshlyPlanned = sql -> unprepared.sql(sql + PLANNED_AFRESH);
@@ -92,6 +107,14 @@ public final class StatementPlanning {
     /** Whether the statements read time from the schema's test clock (docs/DESIGN.md, "Time in tests"). */
     public boolean movableClock() {
         return movableClock;
+    }
+
+    /**
+     * The channel that writes making work runnable notify on, in their own transaction (bound as {@code :wakeChannel};
+     * a statement notifies nothing when it is null): null when the nodes poll only.
+     */
+    public @Nullable String wakeChannel() {
+        return wakeChannel;
     }
 
     /**

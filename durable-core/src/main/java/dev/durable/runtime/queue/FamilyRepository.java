@@ -27,7 +27,8 @@ public final class FamilyRepository {
     // Children of the claims that still hold them (locked by LOCK_CLAIMS in this transaction, so no cancel or reap can
     // come between): one insert for every child of the batch, columns as arrays (docs/DESIGN.md, pitfall P8), in
     // unique-key order (pitfall P5); a child whose unique key is held is not inserted. Each parent counts the
-    // children actually inserted. Returns the queues that have new work.
+    // children actually inserted. Returns the queues that have new work, each notified to the other nodes unless
+    // :wakeChannel is null (docs/DESIGN.md, "Wake-ups").
     public static final String START_CHILDREN = """
             /* durable: start children */
             WITH inserted AS (
@@ -55,7 +56,10 @@ public final class FamilyRepository {
                 FROM (SELECT parent_id, count(*)::int AS n FROM inserted GROUP BY parent_id) c
                 WHERE p.id = ANY (:claimed::bigint[]) AND p.id = c.parent_id
             )
-            SELECT DISTINCT queue FROM inserted
+            SELECT q.queue,
+                   CASE WHEN CAST(:wakeChannel AS text) IS NOT NULL THEN pg_notify(:wakeChannel, 'q:' || q.queue) END
+                       AS notified
+            FROM (SELECT DISTINCT queue FROM inserted) q
             """;
 
     // Children have ended (done, failed or cancelled): each parent counts them, under its row lock, and a parent
@@ -63,7 +67,8 @@ public final class FamilyRepository {
     // parent's children, so exactly one of them sees the count reach the mark and wakes the parent; a park that holds
     // the lock first is found parked, one that comes after sees the count (docs/DESIGN.md, "Children"). Parents are
     // locked in id order, like every multi-row statement (pitfall P4). Given one parent id per ended child; a parent
-    // deleted by retention is not found. Returns the woken parents' queues.
+    // deleted by retention is not found. Returns the woken parents' queues, each notified to the other nodes unless
+    // :wakeChannel is null (docs/DESIGN.md, "Wake-ups").
     public static final String CHILDREN_ENDED = """
             /* durable: children ended */
             WITH ended AS (
@@ -87,7 +92,9 @@ public final class FamilyRepository {
                 updated_at = CASE WHEN parent.wakes THEN now() ELSE d.updated_at END
             FROM parent
             WHERE d.id = ANY (:parentId::bigint[]) AND d.id = parent.id
-            RETURNING d.queue, parent.wakes
+            RETURNING d.queue, parent.wakes,
+                      CASE WHEN parent.wakes AND CAST(:wakeChannel AS text) IS NOT NULL
+                           THEN pg_notify(:wakeChannel, 'q:' || d.queue) END AS notified
             """;
 
     // An ended instance's unconsumed signals leave its inbox: those without a dedup key are deleted, those with one
@@ -160,7 +167,8 @@ public final class FamilyRepository {
                 .param("cancelWithParent", new SqlArrayValue("bool",
                         sorted.stream().map(NewChild::cancelWithParent).toArray()))
                 .param("claimed", new SqlArrayValue("int8", parents.stream().map(Transition::id).toArray()))
-                .query(String.class)
+                .param("wakeChannel", planning.wakeChannel())
+                .query((rs, i) -> rs.getString("queue"))
                 .list();
     }
 
@@ -177,6 +185,7 @@ public final class FamilyRepository {
         Set<String> woken = new HashSet<>();
         planning.hot().sql(childrenEndedSql)
                 .param("parentId", new SqlArrayValue("int8", parentIds.toArray()))
+                .param("wakeChannel", planning.wakeChannel())
                 .query(rs -> {
                     if (rs.getBoolean("wakes")) {
                         woken.add(rs.getString("queue"));

@@ -2,6 +2,7 @@ package dev.durable.boot.autoconfigure;
 
 import dev.durable.machine.RetryPolicy;
 import dev.durable.runtime.DeployCheck;
+import dev.durable.runtime.WakeUps;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
 import java.time.Duration;
@@ -138,6 +139,13 @@ public final class DurableProperties {
      */
     private final DeployCheck.Mode deployCheck;
 
+    /**
+     * How this node hears of other nodes' work and cancels: 'listen' (LISTEN on one dedicated connection of the
+     * DataSource, polling kept as the fallback) or 'poll' (polling only: the mode behind a connection pooler in
+     * transaction mode such as PgBouncer, where LISTEN cannot work).
+     */
+    private final WakeUps wakeUps;
+
     /** How long ended instances are kept before every node's retention sweep deletes them. */
     private final Retention retention;
 
@@ -171,6 +179,7 @@ public final class DurableProperties {
             @Nullable Duration outcomeRetryTimeout, @Nullable Duration maxRetryBackoff, @Nullable Duration batchWindow,
             @DefaultValue("" + EngineSettings.DEFAULT_INLINE_NEXT_STEPS) boolean inlineNextSteps,
             @Nullable Duration scheduleMisfireThreshold, DeployCheck.@Nullable Mode deployCheck,
+            @Nullable WakeUps wakeUps,
             @DefaultValue Retention retention, @DefaultValue History history,
             EngineSettings.@Nullable LossyState lossyState, @DefaultValue Retry retry,
             @DefaultValue Metrics metrics) {
@@ -196,6 +205,7 @@ public final class DurableProperties {
         this.inlineNextSteps = inlineNextSteps;
         this.scheduleMisfireThreshold = scheduleMisfireThreshold;
         this.deployCheck = Objects.requireNonNullElse(deployCheck, EngineSettings.DEFAULT_DEPLOY_CHECK);
+        this.wakeUps = Objects.requireNonNullElse(wakeUps, EngineSettings.DEFAULT_WAKE_UPS);
         this.retention = retention;
         this.history = history;
         this.lossyState = lossyState == null ? EngineSettings.DEFAULT_LOSSY_STATE : lossyState;
@@ -295,6 +305,10 @@ public final class DurableProperties {
 
     public DeployCheck.Mode getDeployCheck() {
         return deployCheck;
+    }
+
+    public WakeUps getWakeUps() {
+        return wakeUps;
     }
 
     public Retention getRetention() {

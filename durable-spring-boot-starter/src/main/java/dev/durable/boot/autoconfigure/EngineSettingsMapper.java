@@ -58,6 +58,7 @@ final class EngineSettingsMapper {
             new Mapping<>("scheduleMisfireThreshold", DurableProperties::getScheduleMisfireThreshold,
                     EngineSettings.Builder::scheduleMisfireThreshold),
             new Mapping<>("deployCheck", DurableProperties::getDeployCheck, EngineSettings.Builder::deployCheck),
+            new Mapping<>("wakeUps", DurableProperties::getWakeUps, EngineSettings.Builder::wakeUps),
             new Mapping<>("history", properties -> properties.getHistory().isEnabled(),
                     EngineSettings.Builder::history),
             new Mapping<>("lossyState", DurableProperties::getLossyState, EngineSettings.Builder::lossyState),

@@ -9,6 +9,7 @@ import dev.durable.HistoryEntry;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
+import dev.durable.runtime.WakeUps;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -118,7 +119,8 @@ class DurablePropertiesTest {
         runner.withUserConfiguration(TestMachines.Mailer.class)
                 .withPropertyValues("durable.lease-ttl=90s", "durable.heartbeat-interval=25s",
                         "durable.queues.mail.concurrency=3", "durable.queues.mail.batch-size=7",
-                        "durable.step-timeout=5m", "durable.max-zombies=0", "durable.lossy-state=fail")
+                        "durable.step-timeout=5m", "durable.max-zombies=0", "durable.lossy-state=fail",
+                        "durable.wake-ups=poll")
                 .run(context -> {
                     EngineSettings settings = context.getBean(DurableEngine.class).settings();
                     assertThat(settings.leaseTtl()).isEqualTo(Duration.ofSeconds(90));
@@ -128,6 +130,7 @@ class DurablePropertiesTest {
                     assertThat(settings.stepTimeout()).isEqualTo(Duration.ofMinutes(5));
                     assertThat(settings.maxZombies()).isZero();
                     assertThat(settings.lossyState()).isEqualTo(EngineSettings.LossyState.FAIL);
+                    assertThat(settings.wakeUps()).isEqualTo(WakeUps.POLL);
                     assertThat(settings.nodeName()).isEqualTo("test-node");
                 });
     }
