@@ -243,6 +243,10 @@ public final class DurableEngine implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("durable node " + nodeId + " was closed; build a new engine");
         }
+        if (movableClock) { // a test kit's engine (EngineDriver): never the background loops
+            startDriven();
+            return;
+        }
         NodeState state = lifecycle.state();
         if (state != NodeState.STARTING && state != NodeState.STOPPED) {
             return;
@@ -282,7 +286,8 @@ public final class DurableEngine implements AutoCloseable {
         if (!movableClock) {
             throw new IllegalStateException("a driven engine is built with EngineDriver, on the test clock");
         }
-        if (lifecycle.state() != NodeState.STARTING) {
+        NodeState state = lifecycle.state();
+        if (state != NodeState.STARTING && state != NodeState.STOPPED) {
             return;
         }
         requireKnownSchemaVersion();
@@ -290,6 +295,11 @@ public final class DurableEngine implements AutoCloseable {
         registry.renew();
         owners.start();
         lifecycle.moveTo(NodeState.RUNNING);
+    }
+
+    /** Whether this engine was built for a test kit, on the schema's test clock ({@link EngineDriver}). */
+    boolean onTestClock() {
+        return movableClock;
     }
 
     /** One turn of the deadline and schedule sweeps, on the calling thread: fires what is due on the clock. */

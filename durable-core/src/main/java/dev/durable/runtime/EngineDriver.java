@@ -11,6 +11,10 @@ import java.util.Objects;
  * retention). The queues' pollers and the committer run as in production, so a step runs through the same code; the
  * kit takes the sweeps' turns itself, while no step runs.
  *
+ * <p>{@link #build(DurableEngine.Builder)} builds such an engine; a framework that builds the engine itself marks its
+ * builder with {@link #onTestClock(DurableEngine.Builder)} and wraps the engine with {@link #of(DurableEngine)}. Such
+ * an engine's {@link DurableEngine#start()} also starts no background loop.
+ *
  * <p>Production statements are untouched: an engine built with {@link DurableEngine.Builder#build()} sends every
  * statement exactly as written, {@code now()} included.
  */
@@ -30,6 +34,30 @@ public final class EngineDriver implements AutoCloseable {
         Objects.requireNonNull(builder, "builder must not be null");
         builder.movableClock = true;
         return new EngineDriver(builder.build());
+    }
+
+    /**
+     * Marks {@code builder} so that the engine it builds runs on the schema's test clock, and its {@code start()}
+     * starts no background loop: for a framework that builds the engine itself (the Spring Boot starter, through a
+     * {@code DurableCustomizer}). Wrap the engine with {@link #of(DurableEngine)}.
+     */
+    public static DurableEngine.Builder onTestClock(DurableEngine.Builder builder) {
+        Objects.requireNonNull(builder, "builder must not be null");
+        builder.movableClock = true;
+        return builder;
+    }
+
+    /**
+     * The driver of an engine built from a builder marked by {@link #onTestClock(DurableEngine.Builder)}.
+     *
+     * @throws IllegalArgumentException if the engine was built for production
+     */
+    public static EngineDriver of(DurableEngine engine) {
+        if (!engine.onTestClock()) {
+            throw new IllegalArgumentException("engine " + engine.nodeId() + " was built for production, not on the"
+                    + " test clock (EngineDriver.onTestClock)");
+        }
+        return new EngineDriver(engine);
     }
 
     /** Starts the queues' pollers, the committer and the node's registration; no background loop. */

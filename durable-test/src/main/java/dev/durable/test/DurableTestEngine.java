@@ -66,6 +66,36 @@ public final class DurableTestEngine implements AutoCloseable {
         this.maxRounds = maxRounds;
     }
 
+    /**
+     * Prepares {@code schema} for an engine on the test clock that a framework builds itself (the Spring Boot starter
+     * does, with {@code EngineDriver.onTestClock} in a customizer): refuses it if live nodes use it, and creates the
+     * test clock. Call it before that engine runs a statement, then wrap the engine with {@link #of}.
+     *
+     * @throws IllegalStateException if live nodes use the schema
+     */
+    public static void prepare(DataSource dataSource, String schema, Duration lease) {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        jdbc.execute("CREATE SCHEMA IF NOT EXISTS " + DurableSchema.named(schema).name());
+        boolean registry = Boolean.TRUE.equals(jdbc.queryForObject(
+                "SELECT to_regclass(? || '.durable_node') IS NOT NULL", Boolean.class, schema));
+        if (registry) {
+            LiveNodes.refuseIfAny(jdbc, schema, lease);
+        }
+        jdbc.execute("CREATE TABLE IF NOT EXISTS " + schema + ".durable_test_clock (only_row boolean PRIMARY KEY"
+                + " DEFAULT true CHECK (only_row), shift interval NOT NULL)");
+        jdbc.update("INSERT INTO " + schema + ".durable_test_clock (shift) VALUES (interval '0')"
+                + " ON CONFLICT (only_row) DO NOTHING");
+    }
+
+    /**
+     * A kit driving {@code engine}, built on the test clock by a framework and started by it (a driven engine's
+     * {@code start()} starts no background loop); the schema was {@link #prepare prepared}.
+     */
+    public static DurableTestEngine of(DurableEngine engine, DataSource dataSource) {
+        return new DurableTestEngine(EngineDriver.of(engine), new JdbcTemplate(dataSource),
+                engine.settings().schema(), DEFAULT_MAX_ROUNDS);
+    }
+
     /** A builder for a kit on {@code dataSource} running {@code machines}. */
     public static Builder builder(DataSource dataSource, MachineRegistry machines) {
         return new Builder(dataSource, machines);
@@ -270,12 +300,8 @@ public final class DurableTestEngine implements AutoCloseable {
             if (!durableSchema.isInstalled(dataSource)) {
                 durableSchema.migrate(dataSource);
             }
+            prepare(dataSource, schema, engineSettings.leaseTtl());
             JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-            LiveNodes.refuseIfAny(jdbc, schema, engineSettings.leaseTtl());
-            jdbc.execute("CREATE TABLE IF NOT EXISTS " + schema + ".durable_test_clock (only_row boolean PRIMARY KEY"
-                    + " DEFAULT true CHECK (only_row), shift interval NOT NULL)");
-            jdbc.update("INSERT INTO " + schema + ".durable_test_clock (shift) VALUES (interval '0')"
-                    + " ON CONFLICT (only_row) DO NOTHING");
             EngineDriver driver = EngineDriver.build(DurableEngine.builder(dataSource, machines)
                     .settings(engineSettings).jsonCodec(codec));
             driver.start();
