@@ -277,39 +277,27 @@ public final class DurableEngine implements AutoCloseable {
         lifecycle.moveTo(NodeState.RUNNING);
     }
 
-    /**
-     * Starts what a test kit drives ({@link EngineDriver}): the queues' pollers and the committer, and the node's
-     * registration; not the heartbeat, reaper, deadline, schedule, probe and retention loops, whose turns the kit
-     * takes itself ({@link #sweepTime()}) while no step runs.
-     */
-    synchronized void startDriven() {
-        if (!movableClock) {
-            throw new IllegalStateException("a driven engine is built with EngineDriver, on the test clock");
-        }
+    /** A test kit's start ({@link EngineDriver}): pollers, committer and registration; no background loop. */
+    private void startDriven() {
         NodeState state = lifecycle.state();
-        if (state != NodeState.STARTING && state != NodeState.STOPPED) {
-            return;
+        if (state == NodeState.STARTING || state == NodeState.STOPPED) {
+            requireKnownSchemaVersion();
+            committer.start();
+            registry.renew();
+            owners.start();
+            lifecycle.moveTo(NodeState.RUNNING);
         }
-        requireKnownSchemaVersion();
-        committer.start();
-        registry.renew();
-        owners.start();
-        lifecycle.moveTo(NodeState.RUNNING);
     }
 
-    /** Whether this engine was built for a test kit, on the schema's test clock ({@link EngineDriver}). */
+    /** Whether this engine runs on the schema's test clock ({@link EngineDriver}). */
     boolean onTestClock() {
         return movableClock;
     }
 
-    /** One turn of the deadline and schedule sweeps, on the calling thread: fires what is due on the clock. */
-    void sweepTime() {
+    /** For {@link EngineDriver}: fires the due await deadlines and schedule ticks, then wakes every poller. */
+    void sweepTimeAndWake() {
         deadlines.sweep();
         recurring.sweep();
-    }
-
-    /** Wakes the poller of every queue this node works. */
-    void wakeAll() {
         owners.wakeAll();
     }
 

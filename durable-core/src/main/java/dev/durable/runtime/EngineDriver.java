@@ -62,7 +62,7 @@ public final class EngineDriver implements AutoCloseable {
 
     /** Starts the queues' pollers, the committer and the node's registration; no background loop. */
     public void start() {
-        engine.startDriven();
+        engine.start();
     }
 
     public DurableEngine engine() {
@@ -74,16 +74,11 @@ public final class EngineDriver implements AutoCloseable {
     }
 
     /**
-     * Fires, on the calling thread, the await deadlines and schedule ticks that are due on the test clock, and wakes
-     * the pollers of their queues.
+     * Fires, on the calling thread, the await deadlines and schedule ticks that are due on the test clock, then wakes
+     * the poller of every queue the engine works, so it picks what is due now.
      */
-    public void sweepTime() {
-        engine.sweepTime();
-    }
-
-    /** Wakes the poller of every queue the engine works, so it picks now. */
-    public void wakeAll() {
-        engine.wakeAll();
+    public void sweepTimeAndWake() {
+        engine.sweepTimeAndWake();
     }
 
     /** The claims the engine holds: rows waiting for a slot, running, or committing their outcome. */

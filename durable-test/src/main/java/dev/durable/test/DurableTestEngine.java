@@ -126,11 +126,10 @@ public final class DurableTestEngine implements AutoCloseable {
      */
     public DurableTestEngine runDue() {
         for (int round = 0; round < maxRounds; round++) {
-            driver.sweepTime();
-            if (driver.claims() == 0 && moving().isEmpty()) {
+            if (round > 0 && driver.claims() == 0 && moving().isEmpty()) {
                 return this;
             }
-            driver.wakeAll();
+            driver.sweepTimeAndWake();
             LockSupport.parkNanos(LOOK_AGAIN.toNanos());
         }
         throw new AssertionError("durable-test: the engine was still busy after " + maxRounds
