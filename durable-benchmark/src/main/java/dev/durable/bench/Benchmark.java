@@ -15,6 +15,7 @@ import dev.durable.runtime.DurableListener;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
 import dev.durable.runtime.StepEvent;
+import dev.durable.runtime.WakeUps;
 import dev.durable.test.postgres.TestPostgres;
 import io.micrometer.observation.ObservationRegistry;
 import java.lang.management.ManagementFactory;
@@ -75,7 +76,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (x) the peer: one-step no-op instances drained by the engine and by db-scheduler (lock-and-fetch polling, its best
  * configuration on PostgreSQL) at equal thread counts (10, 50, 256), with the CPU per step of the JVM and of
  * PostgreSQL for each; (l) remote latency: insert on one node -> step start on another node at the default settings,
- * and db-scheduler's at a 100 ms poll; (i) what an idle node of five queues costs the database (statements, CPU) per
+ * once with wake-ups by LISTEN (the default) and once polling only ({@code .listen} and {@code .poll}), and
+ * db-scheduler's at a 100 ms poll; (i) what an idle node of five queues costs the database (statements, CPU) per
  * second; (y, not in {@code all}) the defaults sweep: concurrency, batch size and batch window, each varied alone;
  * (q) quiet-node latency: on an idle engine at its defaults, a start at a random moment 0 to 2 s after the last one
  * ended, from before {@code start()} to the step's body, p50 / p90 / p99; db-scheduler's start with its local
@@ -734,10 +736,17 @@ public final class Benchmark {
 
     /**
      * (l) Remote insert -> step start, at the default settings: a client of another node (a separate engine without
-     * slots) starts an instance at random intervals of 50 to 500 ms, one at a time, and the working node, which hears
-     * nothing of it but what its polls find, notes when each step starts.
+     * slots) starts an instance at random intervals of 50 to 500 ms, one at a time, and the working node notes when
+     * each step starts. Twice: with wake-ups by LISTEN (the default: the insert's notification wakes the working
+     * node), then polling only (it hears of the row only when its poll finds it).
      */
     private void remoteInsertLatency() throws Exception {
+        for (WakeUps wakeUps : List.of(WakeUps.LISTEN, WakeUps.POLL)) {
+            remoteInsertLatency(wakeUps);
+        }
+    }
+
+    private void remoteInsertLatency(WakeUps wakeUps) throws Exception {
         clean();
         int samples = LATENCY_SAMPLES / 2;
         long[] sent = new long[samples];
@@ -750,9 +759,10 @@ public final class Benchmark {
                     return Outcome.done();
                 })
                 .build();
-        DurableEngine worker = engine(MachineRegistry.of(machine), DurableListener.NONE, UnaryOperator.identity());
+        DurableEngine worker = engine(MachineRegistry.of(machine), DurableListener.NONE,
+                settings -> settings.wakeUps(wakeUps));
         DurableEngine other = engine(MachineRegistry.of(machine), DurableListener.NONE, settings -> settings
-                .nodeName("other").queue("default", QueueSettings.concurrency(0)));
+                .nodeName("other").queue("default", QueueSettings.concurrency(0)).wakeUps(wakeUps));
         worker.start();
         Random random = new Random(7);
         for (int i = 0; i < samples; i++) {
@@ -765,7 +775,7 @@ public final class Benchmark {
         }
         worker.close();
         other.close();
-        reportLatency("l.remote_insert_to_step_start", sent, started);
+        reportLatency("l.remote_insert_to_step_start." + wakeUps.name().toLowerCase(Locale.ROOT), sent, started);
     }
 
     /**
