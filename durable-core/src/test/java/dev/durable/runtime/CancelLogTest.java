@@ -102,10 +102,23 @@ class CancelLogTest {
                 .hasSize(CHILDREN);
     }
 
+    /** The cancel reaches the other node by its notification (wake-ups LISTEN, the default). */
     @Test
     void cancellingAParentWhoseChildrenRunOnAnotherNodeLogsNoWarnThere() throws Exception {
-        DurableEngine worker = engines.start("worker", settings -> settings.heartbeatInterval(Duration.ofMillis(200)),
-                orders(), lines());
+        cancelOnAnotherNode(WakeUps.LISTEN);
+    }
+
+    /** The cancel reaches the other node at its heartbeat, which finds the claims gone (wake-ups POLL). */
+    @Test
+    void cancellingAParentWhoseChildrenRunOnAPollingNodeLogsNoWarnThereEither() throws Exception {
+        cancelOnAnotherNode(WakeUps.POLL);
+        assertThat(logs.at(Level.DEBUG)).filteredOn(line -> line.contains("was cancelled on another node"))
+                .hasSize(CHILDREN);
+    }
+
+    private void cancelOnAnotherNode(WakeUps wakeUps) throws Exception {
+        DurableEngine worker = engines.start("worker", settings -> settings.heartbeatInterval(Duration.ofMillis(200))
+                .wakeUps(wakeUps), orders(), lines());
         DurableClient elsewhere = engines.clientOnly(orders(), lines());
         long parent = elsewhere.start("order", new Order(CHILDREN)).id();
         assertThat(childrenRunning.await(10, TimeUnit.SECONDS)).isTrue();
@@ -116,7 +129,7 @@ class CancelLogTest {
         assertChildrenCancelled(parent);
         assertThat(logs.at(Level.WARN)).isEmpty();
         assertThat(logs.at(Level.INFO)).filteredOn(line -> line.startsWith("Cancelled")).hasSize(1);
-        assertThat(logs.at(Level.DEBUG)).filteredOn(line -> line.contains("was cancelled on another node"))
+        assertThat(logs.at(Level.DEBUG)).filteredOn(line -> line.contains("was cancelled while its step ran"))
                 .hasSize(CHILDREN);
     }
 
