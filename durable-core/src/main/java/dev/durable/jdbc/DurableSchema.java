@@ -53,14 +53,15 @@ public final class DurableSchema {
             "dev/durable/db/V8__durable_children.sql", "dev/durable/db/V9__durable_history.sql",
             "dev/durable/db/V10__durable_suspension.sql", "dev/durable/db/V11__durable_in_flight.sql",
             "dev/durable/db/V12__durable_suspension_and_in_flight_complete.sql",
-            "dev/durable/db/V13__durable_live_counts.sql", "dev/durable/db/V14__durable_schema_version.sql");
+            "dev/durable/db/V13__durable_live_counts.sql", "dev/durable/db/V14__durable_schema_version.sql",
+            "dev/durable/db/V15__durable_trace_context.sql");
 
     /**
      * The schema version this code knows: the last of {@link #SQL_SCRIPTS}, which the schema records in its table
      * {@code durable_schema_version}. A node refuses to start against a schema of a higher version
      * ({@link #requireKnownVersion}).
      */
-    public static final int VERSION = 14;
+    public static final int VERSION = 15;
 
     /** Liquibase's tracking tables for durable's changelog, apart from any of the application's. */
     public static final String CHANGELOG_TABLE = "durable_changelog";

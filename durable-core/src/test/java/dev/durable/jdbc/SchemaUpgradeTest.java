@@ -103,16 +103,17 @@ class SchemaUpgradeTest {
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
                 "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
                 "durable-schema-v8", "durable-schema-v9", "durable-schema-v10", "durable-schema-v11",
-                "durable-schema-v12", "durable-schema-v13", "durable-schema-v14");
+                "durable-schema-v12", "durable-schema-v13", "durable-schema-v14", "durable-schema-v15");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
-                "cancel_with_parent", "children_started", "children_ended", "awaits_children", "suspension"))
+                "cancel_with_parent", "children_started", "children_ended", "awaits_children", "suspension", "trace_context"))
                 .isEqualTo(instancesBefore);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance"
                 + " WHERE deadline IS NOT NULL OR awaits_set IS NOT NULL OR correlation_key IS NOT NULL"
                 + " OR parent_id IS NOT NULL OR cancel_with_parent IS NOT NULL OR awaits_children IS NOT NULL"
-                + " OR children_started <> 0 OR children_ended <> 0 OR suspension IS NOT NULL", Long.class)).isZero();
-        assertThat(rows("durable_signal")).isEqualTo(signalsBefore);
+                + " OR children_started <> 0 OR children_ended <> 0 OR suspension IS NOT NULL"
+                + " OR trace_context IS NOT NULL", Long.class)).isZero();
+        assertThat(rowsWithout("durable_signal", "trace_context")).isEqualTo(signalsBefore);
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_deadline")).isTrue();
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
@@ -197,8 +198,8 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
-                "durable-schema-v13", "durable-schema-v14");
-        assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
+                "durable-schema-v13", "durable-schema-v14", "durable-schema-v15");
+        assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertSuspensionAndInFlightInstalled();
         // And the instances run on: the suspended one stays suspended, the others finish.
         DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders());
@@ -227,7 +228,7 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
-                "durable-schema-v13", "durable-schema-v14");
+                "durable-schema-v13", "durable-schema-v14", "durable-schema-v15");
         assertSuspensionAndInFlightInstalled();
     }
 
@@ -251,8 +252,8 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v12", "durable-schema-v13",
-                "durable-schema-v14");
-        assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
+                "durable-schema-v14", "durable-schema-v15");
+        assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertInFlightIndexWidened();
         // The instances run on, and what is in flight reads them through the widened index.
         DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders());
@@ -319,6 +320,42 @@ class SchemaUpgradeTest {
     private String status(long id) {
         return jdbc.queryForObject("SELECT status::text FROM " + SCHEMA + ".durable_instance WHERE id = ?",
                 String.class, id);
+    }
+
+    /**
+     * Version 15 adds the trace context of an instance and of a signal (docs/DESIGN.md, "Tracing"): on a schema of
+     * version 14 with rows, the upgrade adds both columns empty, keeps every stored value, raises the version, and the
+     * instances run on.
+     */
+    @Test
+    void anUpgradeFromVersion14AddsTheTraceContextEmpty() {
+        jdbc.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        DurableSchema schema = DurableSchema.named(SCHEMA);
+        schema.migrate(dataSource);
+        // Version 14 as it shipped: without the two columns, its changeset the last run.
+        jdbc.execute("ALTER TABLE " + SCHEMA + ".durable_instance DROP COLUMN trace_context");
+        jdbc.execute("ALTER TABLE " + SCHEMA + ".durable_signal DROP COLUMN trace_context");
+        jdbc.update("DELETE FROM " + SCHEMA + ".durable_changelog WHERE id = 'durable-schema-v15'");
+        jdbc.update("UPDATE " + SCHEMA + ".durable_schema_version SET version = 14");
+        long parked = insertAsVersion1(1, "paid");
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_signal (instance_id, name, payload, dedup_key)"
+                + " VALUES (?, 'other', '\"early\"', 'evt-0')", parked);
+        List<Map<String, Object>> instancesBefore = rows("durable_instance");
+        List<Map<String, Object>> signalsBefore = rows("durable_signal");
+
+        schema.migrate(dataSource);
+
+        assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
+                String.class)).endsWith("durable-schema-v14", "durable-schema-v15");
+        assertThat(jdbc.queryForObject("SELECT version FROM " + SCHEMA + ".durable_schema_version", Integer.class))
+                .isEqualTo(15);
+        assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
+        assertThat(rowsWithout("durable_signal", "trace_context")).isEqualTo(signalsBefore);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance"
+                + " WHERE trace_context IS NOT NULL", Long.class)).isZero();
+        DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders());
+        engine.client().signal(parked, "paid", "late", "evt-1");
+        await().atMost(Duration.ofSeconds(20)).until(() -> "done".equals(status(parked)));
     }
 
     private List<Map<String, Object>> rowsWithout(String table, String... columns) {

@@ -131,10 +131,11 @@ class SchemaVersionTest {
         schema.migrate(dataSource);
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
-                String.class)).endsWith("durable-schema-v13", "durable-schema-v14");
+                String.class)).endsWith("durable-schema-v13", "durable-schema-v14", "durable-schema-v15");
         assertThat(schema.installedVersion(dataSource)).isEqualTo(DurableSchema.VERSION);
-        assertThat(jdbc.queryForList("SELECT to_jsonb(t)::text AS row FROM " + SCHEMA + ".durable_instance t"
-                + " ORDER BY id")).isEqualTo(instancesBefore);
+        // Version 15's column comes empty; every other value is kept.
+        assertThat(jdbc.queryForList("SELECT (to_jsonb(t) - 'trace_context')::text AS row FROM " + SCHEMA
+                + ".durable_instance t ORDER BY id")).isEqualTo(instancesBefore);
         DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders());
         engine.client().signal(first, "paid", "yes", "evt-1");
         engine.client().signal(second, "paid", "yes", "evt-2");

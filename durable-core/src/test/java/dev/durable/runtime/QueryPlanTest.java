@@ -163,7 +163,8 @@ class QueryPlanTest {
                 .addValue("state", new SqlArrayValue("text", "{}", null))
                 .addValue("delayMs", new SqlArrayValue("int8", 1000L, 0L))
                 .addValue("error", new SqlArrayValue("text", null, "would lose [$.reservation]"))
-                .addValue("suspension", new SqlArrayValue("text", null, "would lose [$.reservation]")));
+                .addValue("suspension", new SqlArrayValue("text", null, "would lose [$.reservation]"))
+                .addValue("trace", new SqlArrayValue("text", "link 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", null)));
         MapSqlParameterSource continuation = claims()
                 .addValue("step", new SqlArrayValue("text", "t", "t"))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
@@ -214,6 +215,7 @@ class QueryPlanTest {
                 .addValue("awaits", new SqlArrayValue("text", "sig", "sig"))
                 .addValue("setInstance", new SqlArrayValue("int8", 2001L, 2001L))
                 .addValue("setName", new SqlArrayValue("text", "sig", "other"))
+                .addValue("trace", new SqlArrayValue("text", "link 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", null))
                 .addValue("timeoutMs", new SqlArrayValue("int8", null, 60_000L))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
                 .addValue("seenInstance", new SqlArrayValue("int8"))
@@ -266,6 +268,7 @@ class QueryPlanTest {
                 .addValue("name", "sig")
                 .addValue("payload", "{}")
                 .addValue("dedupKey", "evt-1")
+                .addValue("trace", "traceparent 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
                 .addValue("refusingMachine", new SqlArrayValue("text"))
                 .addValue("refusingVersion", new SqlArrayValue("int4"))
                 .addValue("wakeChannel", "durable_wake_durable_it"));
@@ -274,6 +277,7 @@ class QueryPlanTest {
                 .addValue("name", "sig")
                 .addValue("payload", "{}")
                 .addValue("dedupKey", "evt-1")
+                .addValue("trace", null)
                 .addValue("refusingMachine", new SqlArrayValue("text", "m", "other"))
                 .addValue("refusingVersion", new SqlArrayValue("int4", 1, 3))
                 .addValue("wakeChannel", null));
@@ -411,6 +415,7 @@ class QueryPlanTest {
                 .addValue("correlationKey", new SqlArrayValue("text", "order-7", null))
                 .addValue("parentId", new SqlArrayValue("int8", 1001L, 1001L))
                 .addValue("cancelWithParent", new SqlArrayValue("bool", true, false))
+                .addValue("trace", new SqlArrayValue("text", "link 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", null))
                 .addValue("claimed", new SqlArrayValue("int8", 1001L))
                 .addValue("wakeChannel", "durable_wake_durable_it"));
         String ended = explain(FamilyRepository.CHILDREN_ENDED, new MapSqlParameterSource()

@@ -165,7 +165,7 @@ public final class DefaultDurableClient implements DurableClient {
         boolean[] reserved = startClaims.reserve(rows);
         StartRepository.Inserted inserted;
         try {
-            inserted = starts.insert(rows, reserved);
+            inserted = starts.insert(rows, reserved, trace);
         } catch (RuntimeException | Error e) {
             startClaims.unreserveAll(rows, reserved);
             throw e;
@@ -186,7 +186,7 @@ public final class DefaultDurableClient implements DurableClient {
     public SignalResult signal(long instanceId, String name, @Nullable Object payload, @Nullable String dedupKey) {
         String payloadJson = checkSignal(name, payload, dedupKey, "instance " + instanceId);
         return observations.observe(DurableObservations.SIGNAL, trace -> sent(signals.deliver(instanceId, name,
-                payloadJson, dedupKey, declarations.check(name, payloadJson))), DefaultDurableClient::label,
+                payloadJson, dedupKey, declarations.check(name, payloadJson), trace)), DefaultDurableClient::label,
                 DurableObservations.SIGNAL_NAME, name);
     }
 
@@ -200,8 +200,8 @@ public final class DefaultDurableClient implements DurableClient {
                 holder -> holder == null
                         ? new SignalRepository.DeliveryReport(
                                 new SignalResult(0, SignalResult.Delivery.REFUSED_NO_KEY_HOLDER, false), null)
-                        : signals.deliver(holder, name, payloadJson, dedupKey, check))), DefaultDurableClient::label,
-                DurableObservations.SIGNAL_NAME, name);
+                        : signals.deliver(holder, name, payloadJson, dedupKey, check, trace))),
+                DefaultDurableClient::label, DurableObservations.SIGNAL_NAME, name);
     }
 
     /** Checks a signal's name, dedup key and payload before any SQL; the payload as JSON, or null for none. */

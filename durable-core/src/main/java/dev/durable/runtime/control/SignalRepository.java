@@ -49,15 +49,18 @@ public final class SignalRepository {
                                WHERE r.machine = t.machine AND r.version = t.machine_version) AS refused
                 FROM target t
             ), stored AS (
-                INSERT INTO {schema}.durable_signal (instance_id, name, payload, dedup_key)
-                SELECT t.id, :name, CAST(:payload AS jsonb), :dedupKey
+                INSERT INTO {schema}.durable_signal (instance_id, name, payload, dedup_key, trace_context)
+                SELECT t.id, :name, CAST(:payload AS jsonb), :dedupKey, CAST(:trace AS text)
                 FROM checked t
                 WHERE t.status IN ('runnable', 'executing', 'awaiting_signal') AND NOT t.refused
                 ON CONFLICT (instance_id, dedup_key) DO NOTHING
                 RETURNING id
             ), woken AS (
                 UPDATE {schema}.durable_instance d
-                SET status = 'runnable', eligible_at = now(), updated_at = now()
+                SET status = 'runnable', eligible_at = now(), updated_at = now(),
+                    trace_context = CASE WHEN CAST(:trace AS text) IS NULL THEN d.trace_context
+                                         ELSE concat_ws(E'\\n', CAST(:trace AS text),
+                                                        substring(d.trace_context FROM 'link [^\\n]*')) END
                 FROM target t
                 WHERE d.id = t.id AND t.status = 'awaiting_signal'
                   AND (t.awaits = :name OR :name = ANY (t.awaits_set))
@@ -85,7 +88,7 @@ public final class SignalRepository {
     /** Delivers one signal in one statement, to an instance whatever its machine declares. */
     public DeliveryReport deliver(long instanceId, String name, @Nullable String payloadJson,
             @Nullable String dedupKey) {
-        return deliver(instanceId, name, payloadJson, dedupKey, SignalDeclarations.Check.NONE);
+        return deliver(instanceId, name, payloadJson, dedupKey, SignalDeclarations.Check.NONE, null);
     }
 
     /**
@@ -95,12 +98,13 @@ public final class SignalRepository {
      * @param payloadJson the payload as JSON text, or {@code null} for none
      */
     public DeliveryReport deliver(long instanceId, String name, @Nullable String payloadJson,
-            @Nullable String dedupKey, SignalDeclarations.Check check) {
+            @Nullable String dedupKey, SignalDeclarations.Check check, @Nullable String trace) {
         return planning.hot().sql(deliverSql)
                 .param("instanceId", instanceId)
                 .param("name", name)
                 .param("payload", payloadJson)
                 .param("dedupKey", dedupKey)
+                .param("trace", trace)
                 .param("refusingMachine", new SqlArrayValue("text", (Object[]) check.machines()))
                 .param("refusingVersion", new SqlArrayValue("int4", (Object[]) check.versions()))
                 .param("wakeChannel", planning.wakeChannel())

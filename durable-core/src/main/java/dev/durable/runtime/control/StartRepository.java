@@ -43,14 +43,16 @@ public final class StartRepository {
             /* durable: insert */
             INSERT INTO {schema}.durable_instance
                 (machine, machine_version, step, state, queue, priority, partition_key, eligible_at,
-                 unique_key, unique_scope, correlation_key, status, lease_owner, lease_token, lease_expires_at)
+                 unique_key, unique_scope, correlation_key, status, lease_owner, lease_token, lease_expires_at,
+                 trace_context)
             SELECT r.machine, r.machine_version, r.step, r.state::jsonb, r.queue, r.priority::smallint,
                    r.partition_key, now() + r.delay_ms * interval '1 millisecond',
                    r.unique_key, r.unique_scope::{schema}.durable_status[], r.correlation_key,
                    CASE WHEN r.claimed THEN 'executing' ELSE 'runnable' END::{schema}.durable_status,
                    CASE WHEN r.claimed THEN :owner END,
                    CASE WHEN r.claimed THEN nextval('{schema}.durable_lease_token_seq') END,
-                   CASE WHEN r.claimed THEN clock_timestamp() + :leaseMs * interval '1 millisecond' END
+                   CASE WHEN r.claimed THEN clock_timestamp() + :leaseMs * interval '1 millisecond' END,
+                   :trace::text
             FROM (
                 SELECT u.*,
                        CASE WHEN u.claim THEN NOT EXISTS (
@@ -119,6 +121,14 @@ public final class StartRepository {
      * by this node when its queue has nothing to pick before it.
      */
     public Inserted insert(List<NewInstance> rows, boolean[] claim) {
+        return insert(rows, claim, null);
+    }
+
+    /**
+     * {@link #insert(List, boolean[])}, the rows carrying the start's trace context (docs/DESIGN.md, "Tracing"), as
+     * stored text, or null for none.
+     */
+    public Inserted insert(List<NewInstance> rows, boolean[] claim, @Nullable String trace) {
         StartResult[] results = new StartResult[rows.size()];
         ClaimedStep[] claimed = new ClaimedStep[rows.size()];
         List<Integer> pending = IntStream.range(0, rows.size()).boxed().toList();
@@ -127,14 +137,14 @@ public final class StartRepository {
                 throw new IllegalStateException("Could not settle unique keys of " + pending.size()
                         + " rows after " + MAX_INSERT_ATTEMPTS + " attempts: their holders keep changing status");
             }
-            pending = insertOnce(rows, claim, pending, results, claimed);
+            pending = insertOnce(rows, claim, pending, results, claimed, trace);
         }
         return new Inserted(Arrays.asList(results), Arrays.asList(claimed));
     }
 
     /** One insert statement for the {@code pending} rows; returns those to try again. */
     private List<Integer> insertOnce(List<NewInstance> rows, boolean[] claim, List<Integer> pending,
-            StartResult[] results, ClaimedStep[] claimed) {
+            StartResult[] results, ClaimedStep[] claimed, @Nullable String trace) {
         List<Integer> order = new ArrayList<>(pending);
         order.sort(Comparator.comparing((Integer i) -> rows.get(i).uniqueKey(),
                 Comparator.nullsLast(Comparator.naturalOrder())));
@@ -174,6 +184,7 @@ public final class StartRepository {
                 .param("owner", owner)
                 .param("leaseMs", leaseMillis)
                 .param("wakeChannel", planning.wakeChannel())
+                .param("trace", trace)
                 .query((rs, i) -> new InsertedRow(rs.getLong(1), rs.getString(2), rs.getBoolean(3),
                         rs.getLong(4), rs.getString(5)))
                 .list();
@@ -187,7 +198,7 @@ public final class StartRepository {
             if (row.uniqueKey() == null) {
                 int index = unkeyed.get(nextUnkeyed++);
                 results[index] = new StartResult(row.id(), true);
-                claimed[index] = row.claimed(rows.get(index));
+                claimed[index] = row.claimed(rows.get(index), trace);
             } else {
                 insertedByKey.put(row.uniqueKey(), row.id());
                 claimedByKey.put(row.uniqueKey(), row);
@@ -225,7 +236,7 @@ public final class StartRepository {
                 boolean created = insertedByKey.containsKey(key) && firstHolderInBatch.get(key) == i;
                 results[i] = new StartResult(holder, created);
                 if (created) {
-                    claimed[i] = claimedByKey.get(key).claimed(rows.get(i));
+                    claimed[i] = claimedByKey.get(key).claimed(rows.get(i), trace);
                 }
             }
         }
@@ -240,12 +251,12 @@ public final class StartRepository {
             @Nullable String claimedState) {
 
         /** The claim on the row, as a pick of it would have returned it; null if the row was inserted runnable. */
-        @Nullable ClaimedStep claimed(NewInstance row) {
+        @Nullable ClaimedStep claimed(NewInstance row, @Nullable String trace) {
             if (!isClaimed) {
                 return null;
             }
             return new ClaimedStep(id, row.machine(), row.version(), row.step(), claimedState, List.of(), false, 0,
-                    leaseToken, row.queue(), row.partitionKey(), List.of(), ClaimedStep.Family.NONE);
+                    leaseToken, row.queue(), row.partitionKey(), List.of(), ClaimedStep.Family.NONE, trace);
         }
     }
 

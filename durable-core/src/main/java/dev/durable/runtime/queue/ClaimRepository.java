@@ -84,11 +84,11 @@ public final class ClaimRepository {
                 RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set,
                           d.deadline <= now() AS deadline_passed, d.attempt, d.lease_token, d.queue, d.partition_key,
                           d.parent_id, d.children_started, d.children_ended, d.awaits_children,
-                          d.priority, d.eligible_at
+                          d.priority, d.eligible_at, d.trace_context
             )
             SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
                    c.deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
-                   c.parent_id, c.children_started, c.children_ended, c.awaits_children,
+                   c.parent_id, c.children_started, c.children_ended, c.awaits_children, c.trace_context,
                    inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
                    inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
             FROM claimed c

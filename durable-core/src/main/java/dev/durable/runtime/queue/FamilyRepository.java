@@ -34,18 +34,18 @@ public final class FamilyRepository {
             WITH inserted AS (
                 INSERT INTO {schema}.durable_instance
                     (machine, machine_version, step, state, queue, priority, partition_key, eligible_at,
-                     unique_key, unique_scope, correlation_key, parent_id, cancel_with_parent)
+                     unique_key, unique_scope, correlation_key, parent_id, cancel_with_parent, trace_context)
                 SELECT r.machine, r.machine_version, r.step, r.state::jsonb, r.queue, r.priority::smallint,
                        r.partition_key, now() + r.delay_ms * interval '1 millisecond',
                        r.unique_key, r.unique_scope::{schema}.durable_status[], r.correlation_key, r.parent_id,
-                       r.cancel_with_parent
+                       r.cancel_with_parent, r.trace
                 FROM unnest(:machine::text[], :version::int[], :step::text[], :state::text[], :queue::text[],
                             :priority::int[], :partitionKey::text[], :delayMs::bigint[], :uniqueKey::text[],
                             :uniqueScope::text[], :correlationKey::text[], :parentId::bigint[],
-                            :cancelWithParent::boolean[])
+                            :cancelWithParent::boolean[], :trace::text[])
                      WITH ORDINALITY AS r(machine, machine_version, step, state, queue, priority, partition_key,
                                           delay_ms, unique_key, unique_scope, correlation_key, parent_id,
-                                          cancel_with_parent, ord)
+                                          cancel_with_parent, trace, ord)
                 WHERE r.parent_id = ANY (:claimed::bigint[])
                 ORDER BY r.ord
                 ON CONFLICT (unique_guard) WHERE unique_guard IS NOT NULL DO NOTHING
@@ -136,10 +136,12 @@ public final class FamilyRepository {
     public List<String> startChildren(List<Transition> parents) {
         List<NewChild> children = new ArrayList<>();
         List<Long> parentOf = new ArrayList<>();
+        List<@Nullable String> traceOf = new ArrayList<>(); // a link to the parent's step (docs/DESIGN.md, "Tracing")
         for (Transition parent : parents) {
             for (NewChild child : parent.children()) {
                 children.add(child);
                 parentOf.add(parent.id());
+                traceOf.add(parent.run().traceLink());
             }
         }
         // In unique-key order, so that concurrent inserts sharing keys cannot deadlock (docs/DESIGN.md, pitfall P5).
@@ -164,6 +166,7 @@ public final class FamilyRepository {
                 .param("uniqueScope", childColumn(sorted, "text", NewInstance::uniqueScope))
                 .param("correlationKey", childColumn(sorted, "text", NewInstance::correlationKey))
                 .param("parentId", new SqlArrayValue("int8", parentIds.toArray()))
+                .param("trace", new SqlArrayValue("text", Arrays.stream(order).map(traceOf::get).toArray()))
                 .param("cancelWithParent", new SqlArrayValue("bool",
                         sorted.stream().map(NewChild::cancelWithParent).toArray()))
                 .param("claimed", new SqlArrayValue("int8", parents.stream().map(Transition::id).toArray()))

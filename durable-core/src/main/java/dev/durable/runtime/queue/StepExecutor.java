@@ -7,12 +7,12 @@ import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.step.StepRunner;
 import dev.durable.runtime.step.Transition;
 import dev.durable.runtime.support.EngineEvents;
+import dev.durable.runtime.support.TraceHeaders;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -161,7 +161,10 @@ public final class StepExecutor {
         }
         ScheduledFuture<?> timeout = scheduleTimeout(step);
         StepRunner.Ending ending;
-        try (StepScope scope = StepScope.open(observations, step.claimed(), Map.of(), Map.of())) {
+        String traceLink = null;
+        ClaimedStep claimed = step.claimed();
+        TraceHeaders.Continuation trace = TraceHeaders.forStep(claimed.traceContext(), claimed.attempt());
+        try (StepScope scope = StepScope.open(observations, claimed, trace.parent(), trace.link())) {
             try {
                 ending = runner.run(step);
             } catch (Error error) {
@@ -169,6 +172,7 @@ public final class StepExecutor {
                 throw error;
             }
             scope.ended(ending.outcome(), ending.error());
+            traceLink = TraceHeaders.linkTo(scope.own());
         } catch (Error error) {
             // Not a business failure: no outcome is written and no error handler runs, as after a crash. The node
             // knows at once, so it hands the claim back at once (attempt + 1), fenced; if that write fails, the
@@ -184,7 +188,7 @@ public final class StepExecutor {
         }
         cancel(timeout);
         Transition transition = ending.transition()
-                .took(Duration.ofNanos(System.nanoTime() - step.startedNanos()).toMillis());
+                .took(Duration.ofNanos(System.nanoTime() - step.startedNanos()).toMillis(), traceLink);
         boolean mayContinue = inline && step.inlineSteps() < MAX_INLINE_STEPS
                 && transition.kind() == Outcome.Kind.NEXT && transition.delayMillis() == 0 && !step.isZombie();
         step.detach();

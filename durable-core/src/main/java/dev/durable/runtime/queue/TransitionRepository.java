@@ -127,7 +127,7 @@ public final class TransitionRepository {
                 WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
                 RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set, d.attempt,
                           d.lease_token, d.queue, d.partition_key, d.parent_id, d.children_started,
-                          d.children_ended, d.awaits_children
+                          d.children_ended, d.awaits_children, d.trace_context
             ), kept AS (
                 UPDATE {schema}.durable_signal s SET consumed_at = now()
                 WHERE s.id = ANY (:consumedSignal::bigint[]) AND s.dedup_key IS NOT NULL
@@ -183,9 +183,9 @@ public final class TransitionRepository {
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :state::text[], :delayMs::bigint[],
                                      :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
-                                     :version::int[], :renamed::text[], :suspension::text[])
+                                     :version::int[], :renamed::text[], :suspension::text[], :trace::text[])
                     AS o(id, token, state, delay_ms, error, ran_step, attempt, duration_ms, version, renamed,
-                         suspension)
+                         suspension, trace)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable',
@@ -195,7 +195,7 @@ public final class TransitionRepository {
                     eligible_at = CASE WHEN o.suspension IS NULL THEN now() + o.delay_ms * interval '1 millisecond'
                                        ELSE 'infinity' END,
                     suspension = o.suspension,
-                    last_error = coalesce(o.error, d.last_error),
+                    last_error = coalesce(o.error, d.last_error), trace_context = coalesce(o.trace, d.trace_context),
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
                 WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
@@ -237,7 +237,7 @@ public final class TransitionRepository {
             /* durable: await park */
             WITH o AS (
                 SELECT o.id, o.token, o.awaits, o.state, o.join_on, o.children_seen, o.ran_step, o.attempt,
-                       o.duration_ms, o.version, o.renamed,
+                       o.duration_ms, o.version, o.renamed, o.trace,
                        now() + o.timeout_ms * interval '1 millisecond' AS deadline,
                        (SELECT array_agg(n.name ORDER BY n.nth)
                         FROM unnest(:setInstance::bigint[], :setName::text[]) WITH ORDINALITY
@@ -245,9 +245,9 @@ public final class TransitionRepository {
                         WHERE n.instance_id = o.id) AS awaits_set
                 FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :timeoutMs::bigint[], :state::text[],
                             :joinOn::text[], :childrenSeen::int[], :ranStep::text[], :attempt::int[],
-                            :durationMs::bigint[], :version::int[], :renamed::text[])
+                            :durationMs::bigint[], :version::int[], :renamed::text[], :trace::text[])
                     AS o(id, token, awaits, timeout_ms, state, join_on, children_seen, ran_step, attempt, duration_ms,
-                         version, renamed)
+                         version, renamed, trace)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = CASE WHEN o.deadline <= now()
@@ -269,7 +269,7 @@ public final class TransitionRepository {
                                           WHEN 'all' THEN d.children_started
                                           WHEN 'any' THEN least(o.children_seen + 1, d.children_started) END,
                     state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
-                    step = coalesce(o.renamed, d.step),
+                    step = coalesce(o.renamed, d.step), trace_context = coalesce(o.trace, d.trace_context),
                     eligible_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
                 WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
@@ -530,6 +530,7 @@ public final class TransitionRepository {
                 .param("delayMs", column(batch, "int8", Transition::delayMillis))
                 .param("error", column(batch, "text", Transition::error))
                 .param("suspension", column(batch, "text", Transition::suspension))
+                .param("trace", column(batch, "text", transition -> transition.run().traceLink()))
                 .query(Long.class)
                 .list();
     }
@@ -562,6 +563,7 @@ public final class TransitionRepository {
                 .param("seenSignal", new SqlArrayValue("int8", seenSignal.toArray()))
                 .param("setInstance", new SqlArrayValue("int8", setInstance.toArray()))
                 .param("setName", new SqlArrayValue("text", setName.toArray()))
+                .param("trace", column(batch, "text", transition -> transition.run().traceLink()))
                 .query(Long.class)
                 .list();
     }

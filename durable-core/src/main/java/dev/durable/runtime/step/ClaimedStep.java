@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record ClaimedStep(long id, String machine, int version, String step, @Nullable String stateJson,
         List<String> awaits, boolean deadlinePassed, int attempt, long leaseToken, String queue,
-        @Nullable String partitionKey, List<SignalRow> inbox, Family children) {
+        @Nullable String partitionKey, List<SignalRow> inbox, Family children, @Nullable String traceContext) {
 
     /**
      * A claimed row's parent and children (docs/DESIGN.md, "Children").
@@ -57,7 +57,7 @@ public record ClaimedStep(long id, String machine, int version, String step, @Nu
     /** This claim as its step runs after {@code upgrade}: on the version and under the step name it brings. */
     ClaimedStep upgradedTo(Upgrade upgrade) {
         return new ClaimedStep(id, machine, upgrade.version(), upgrade.step(), stateJson, awaits, deadlinePassed,
-                attempt, leaseToken, queue, partitionKey, inbox, children);
+                attempt, leaseToken, queue, partitionKey, inbox, children, traceContext);
     }
 
     /**
@@ -93,7 +93,7 @@ public record ClaimedStep(long id, String machine, int version, String step, @Nu
         return new ClaimedStep(rs.getLong("id"), rs.getString("machine"), rs.getInt("machine_version"),
                 rs.getString("step"), rs.getString("state"), awaits, rs.getBoolean("deadline_passed"),
                 rs.getInt("attempt"), rs.getLong("lease_token"), rs.getString("queue"), rs.getString("partition_key"),
-                inbox, family(rs));
+                inbox, family(rs), rs.getString("trace_context"));
     }
 
     private static Family family(ResultSet rs) throws SQLException {

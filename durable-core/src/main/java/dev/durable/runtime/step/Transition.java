@@ -47,8 +47,10 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
      * @param step           the step that ran
      * @param attempt        its attempt
      * @param durationMillis how long it ran, as this node measured it; {@code null} until the executor says
+     * @param traceLink      a link to the span of the run, as stored text, which a park or a retry leaves in the row
+     *                       and the children it starts carry (docs/DESIGN.md, "Tracing"); null without tracing
      */
-    public record Run(String step, int attempt, @Nullable Long durationMillis) {
+    public record Run(String step, int attempt, @Nullable Long durationMillis, @Nullable String traceLink) {
     }
 
     public Transition {
@@ -139,7 +141,7 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
     }
 
     private static Run runOf(ClaimedStep claimed) {
-        return new Run(claimed.step(), claimed.attempt(), null);
+        return new Run(claimed.step(), claimed.attempt(), null, null);
     }
 
     /** {@code AWAIT}: the first name parked on, stored in {@code awaits}. */
@@ -182,10 +184,10 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
                 awaitedIds, resultJson, error, join, childrenSeen, all, suspension, upgrade, continuesBefore);
     }
 
-    /** This transition, its step having run for {@code durationMillis}. */
-    public Transition took(long durationMillis) {
-        return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis), kind, continues, step,
-                stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join, childrenSeen,
+    /** This transition, its step having run for {@code durationMillis}, its span linked as {@code traceLink}. */
+    public Transition took(long durationMillis, @Nullable String traceLink) {
+        return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis, traceLink), kind, continues,
+                step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join, childrenSeen,
                 children, suspension, upgrade, continuesBefore);
     }
 
@@ -194,9 +196,9 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
      * the step by its current name.
      */
     public Transition upgrading(Upgrade upgrade) {
-        return new Transition(claim, new Run(upgrade.step(), run.attempt(), run.durationMillis()), kind, continues,
-                step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join,
-                childrenSeen, children, suspension, upgrade, continuesBefore);
+        return new Transition(claim, new Run(upgrade.step(), run.attempt(), run.durationMillis(), run.traceLink()),
+                kind, continues, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error,
+                join, childrenSeen, children, suspension, upgrade, continuesBefore);
     }
 
     /**

@@ -90,7 +90,7 @@ class RunningStepTest {
         RunningStep step = step(FIRST);
 
         assertThatThrownBy(() -> step.continueWith(new ClaimedStep(1, "m", 1, "next",
-                "{}", List.of(), false, 0, 8, "q", null, List.of(), ClaimedStep.Family.NONE)))
+                "{}", List.of(), false, 0, 8, "q", null, List.of(), ClaimedStep.Family.NONE, null)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("must keep the claim");
     }
 
@@ -105,6 +105,6 @@ class RunningStepTest {
 
     private static ClaimedStep claimed(String step) {
         return new ClaimedStep(1, "m", 1, step, "{}", List.of(), false, 0, 7, "q", null, List.of(),
-                ClaimedStep.Family.NONE);
+                ClaimedStep.Family.NONE, null);
     }
 }
