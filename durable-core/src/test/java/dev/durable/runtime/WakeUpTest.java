@@ -3,6 +3,7 @@ package dev.durable.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ch.qos.logback.classic.Level;
 import dev.durable.CancelResult;
@@ -252,6 +253,27 @@ class WakeUpTest {
                 }
             }
         }
+    }
+
+    /**
+     * Behind PgBouncer in transaction mode (scripts/test-behind-pgbouncer): a node left at {@code listen} sees the
+     * pooler's URL, says so in one WARN, listens to nothing, and its work is found by polling.
+     */
+    @Test
+    void behindAPoolerANodeLeftAtListenPollsOnlyAfterOneWarn() {
+        assumeTrue(TestPostgres.get().throughTransactionPooler(), "run by scripts/test-behind-pgbouncer");
+        MachineDefinition machine = jobs();
+        DurableEngine node = engines.start("behind-pooler", UnaryOperator.identity(), machine);
+        assertThat(node.settings().wakeUps()).isEqualTo(WakeUps.LISTEN);
+        await().atMost(SOON).until(() -> logs.at(Level.WARN).stream()
+                .anyMatch(line -> line.contains("looks like a connection pooler's")));
+
+        assertThat(startAndTimeEntry(nodeA(machine, WakeUps.LISTEN), "run")).as("found by the poll").isLessThan(SOON);
+        assertThat(node.wakeUpListener().listening()).isFalse();
+        assertThat(node.wakeUpListener().connects()).isZero();
+        assertThat(listeningBackends()).isEmpty();
+        assertThat(logs.at(Level.WARN).stream().filter(line -> line.contains("looks like a connection pooler's")))
+                .as("one WARN per node").hasSize(1);
     }
 
     /** A pooler's URL is told apart before anything is sent: the node then polls only. */
