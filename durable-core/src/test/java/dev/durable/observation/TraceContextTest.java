@@ -135,6 +135,30 @@ class TraceContextTest {
     }
 
     @Test
+    void theStepAnOperatorsRetryRunsContinuesTheRetry() {
+        java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
+        MachineDefinition once = MachineDefinition.builder("once", 1, Order.class)
+                .step("charge", (state, ctx) -> {
+                    if (!fixed.get()) {
+                        throw new IllegalStateException("card declined");
+                    }
+                    return Outcome.done();
+                })
+                .retryPolicy(RetryPolicy.none())
+                .build();
+        DurableClient client = engine("node-a", once).client();
+        long id = client.start("once", new Order(5)).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("failed"));
+
+        fixed.set(true);
+        client.retryFailed(id);
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("done"));
+
+        assertThat(seen("charge", 0, 1).parent()).isEqualTo(calls.get(DurableObservations.START));
+        assertThat(seen("charge", 0, 2).parent()).isEqualTo(calls.get(DurableObservations.RETRY));
+    }
+
+    @Test
     void aChildsFirstStepBeginsANewTraceLinkedToItsParentsStep() {
         MachineDefinition family = MachineDefinition.builder("family", 1, Order.class)
                 .step("spawn", (state, ctx) -> ctx.childrenStarted() == 0

@@ -187,7 +187,8 @@ class QueryPlanTest {
     @Test
     void aRetryOfOneInstanceReachesItByPrimaryKey() {
         String retry = explain(QueryRepository.RETRY_FAILED, new MapSqlParameterSource().addValue("id", 1000L)
-                .addValue("history", true).addValue("node", "node:1"));
+                .addValue("history", true).addValue("node", "node:1")
+                .addValue("trace", "traceparent 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
 
         assertThat(retry).contains("durable_instance_pkey").doesNotContain("Seq Scan");
     }

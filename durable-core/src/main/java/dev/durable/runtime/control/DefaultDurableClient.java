@@ -414,7 +414,7 @@ public final class DefaultDurableClient implements DurableClient {
     private RetryResult retryFailed(long instanceId, @Nullable String trace) {
         QueryRepository.Retried retried;
         try {
-            retried = queries.retryFailed(instanceId);
+            retried = queries.retryFailed(instanceId, trace);
         } catch (DuplicateKeyException e) {
             throw new IllegalStateException("Instance " + instanceId + " cannot be retried: another instance holds"
                     + " its unique key now", e);

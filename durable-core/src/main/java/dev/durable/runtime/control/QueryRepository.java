@@ -170,7 +170,8 @@ public final class QueryRepository {
             ), retried AS (
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable', attempt = CASE WHEN t.status = 'failed' THEN 0 ELSE d.attempt END,
-                    eligible_at = now(), suspension = NULL, lease_token = NULL, updated_at = now()
+                    eligible_at = now(), suspension = NULL, lease_token = NULL, updated_at = now(),
+                    trace_context = coalesce(CAST(:trace AS text), d.trace_context)
                 FROM target t
                 WHERE d.id = :id AND d.id = t.id
                   AND (t.status = 'failed' OR (t.status = 'runnable' AND t.suspension IS NOT NULL))
@@ -380,8 +381,9 @@ public final class QueryRepository {
      * @throws org.springframework.dao.DuplicateKeyException if another instance holds its unique key now (nothing is
      *                                                       written)
      */
-    Retried retryFailed(long id) {
+    Retried retryFailed(long id, @Nullable String trace) {
         return planning.ordinary().sql(retryFailedSql).param("id", id).param("history", history.recorded())
+                .param("trace", trace)
                 .param("node", history.node())
                 .query((rs, i) -> {
                     InstanceStatus before = InstanceStatus.fromLabel(rs.getString("status"));
