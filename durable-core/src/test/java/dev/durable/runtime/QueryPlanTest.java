@@ -339,7 +339,7 @@ class QueryPlanTest {
                     new MapSqlParameterSource());
 
             // Maybe not the ordered walk of production's pick (pitfall P7): the planner cannot see the shifted time,
-            // and on 100,000 rows PostgreSQL 16 reads the queue's due rows through the same index as a bitmap and
+            // and on 100,000 rows PostgreSQL 15 reads the queue's due rows through the same index as a bitmap and
             // sorts them; still no table scan.
             assertThat(pick).contains("on durable_instance_pick").contains("durable_test_clock")
                     .doesNotContain("Seq Scan on durable_instance");
