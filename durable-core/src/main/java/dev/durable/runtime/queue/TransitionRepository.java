@@ -153,7 +153,7 @@ public final class TransitionRepository {
             )
             SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
                    false AS deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
-                   c.parent_id, c.children_started, c.children_ended, c.awaits_children,
+                   c.parent_id, c.children_started, c.children_ended, c.awaits_children, c.trace_context,
                    inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
                    inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
             FROM applied c
