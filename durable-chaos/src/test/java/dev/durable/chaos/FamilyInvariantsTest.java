@@ -101,6 +101,32 @@ class FamilyInvariantsTest {
     }
 
     @Test
+    void aJoinRetriedAfterADatabaseErrorPasses() throws Exception {
+        parentRetriedBeforeItsDone("org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC"
+                + " Connection");
+
+        assertThat(checks()).containsEntry("join-saw-all-children-ended", true);
+    }
+
+    @Test
+    void aJoinRetriedForAnotherReasonFails() throws Exception {
+        parentRetriedBeforeItsDone("java.lang.IllegalStateException: a family instance always has a state");
+
+        assertThat(checks()).containsEntry("join-saw-all-children-ended", false);
+    }
+
+    /** A joined family whose parent committed a retry with {@code error} between its park and its done. */
+    private long parentRetriedBeforeItsDone(String error) throws Exception {
+        long parent = joinedFamily("done");
+        jdbc.update("DELETE FROM durable.durable_history WHERE instance_id = ?", parent);
+        history(parent, "await");
+        jdbc.update("INSERT INTO durable.durable_history (instance_id, step, event, status, attempt, error) VALUES"
+                + " (?, 's', 'retry', 'runnable', 0, ?)", parent, error);
+        history(parent, "done");
+        return parent;
+    }
+
+    @Test
     void aMemberLeftRunningFails() throws Exception {
         long parent = instance(FamilyMachines.PARENT, "cancelled", null, 1, 0, null);
         instance(FamilyMachines.MEMBER, "awaiting_signal", parent, 0, 0, null);
