@@ -95,15 +95,11 @@ class LiveCountPlanTest {
                     .forEach(System.out::println);
         }
 
-        int version = TestDatabase.jdbc().queryForObject("SHOW server_version_num", Integer.class);
-        if (version >= 150000) {
-            assertThat(plan).contains("Index Only Scan using durable_instance_step on durable_instance");
-        } else {
-            // PostgreSQL 14 plans the same index as a bitmap and visits the unfinished rows' pages (docs/DESIGN.md,
-            // "Counting instances"): the index still bounds what is read.
-            assertThat(plan).containsPattern("(Index Only|Bitmap Index) Scan on durable_instance_step"
-                    + "|Index Only Scan using durable_instance_step");
-        }
+        // An index-only scan on the local PostgreSQL 15; the embedded 14 and 18, with their default cost settings,
+        // plan the same index as a bitmap that visits the unfinished rows' pages (docs/DESIGN.md, "Counting
+        // instances"): either way the index bounds what is read.
+        assertThat(plan).containsPattern("Index Only Scan using durable_instance_step on durable_instance"
+                + "|Bitmap Index Scan on durable_instance_step");
         assertThat(plan).contains("durable_instance_lease").contains("durable_instance_suspended")
                 .doesNotContain("Seq Scan");
     }
