@@ -139,11 +139,12 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     }
 
     /**
-     * Continue with {@code step} at {@code at} (a durable timer), storing {@code state}. The instant is turned into
-     * a delay on this node's clock when the step returns; an instant already past runs the step at once.
+     * Continue with {@code step} at {@code at} (a durable timer), storing {@code state}. The instant is written as
+     * given and compared with durable's time, the database's clock (a test kit's moved clock); an instant already
+     * past runs the step at once.
      */
     static Outcome nextAt(String step, @Nullable Object state, Instant at) {
-        return new Next(step, state, untilInstant(at, "next step's instant"));
+        return new Next(step, state, untilInstant(at, "next step's instant"), List.of(), at);
     }
 
     /** Run the same step again after {@code delay} with {@code attempt + 1}, storing {@code state}. */
@@ -183,11 +184,12 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     }
 
     /**
-     * Park until a signal named {@code signal} arrives or the instant {@code deadline} passes. The instant is turned
-     * into a timeout on this node's clock when the step returns; one already past fires at once.
+     * Park until a signal named {@code signal} arrives or the instant {@code deadline} passes. The instant is written
+     * as given and compared with durable's time, the database's clock (a test kit's moved clock); one already past
+     * fires at once.
      */
     static Outcome awaitUntil(String signal, @Nullable Object state, Instant deadline) {
-        return await(signal, state, untilInstant(deadline, "await deadline"));
+        return awaitAnyUntil(List.of(requireText(signal, "awaited signal name")), state, deadline);
     }
 
     /**
@@ -205,7 +207,8 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
 
     /** {@link #awaitAny(Collection, Object)} with a deadline at the instant {@code deadline}. */
     static Outcome awaitAnyUntil(Collection<String> signals, @Nullable Object state, Instant deadline) {
-        return new Await(awaitSet(signals), state, untilInstant(deadline, "await deadline"));
+        return new Await(awaitSet(signals), state, untilInstant(deadline, "await deadline"), null, List.of(),
+                deadline);
     }
 
     /**
@@ -242,11 +245,11 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
     default Outcome startingChildren(Collection<Child> children) {
         Objects.requireNonNull(children, "children must not be null");
         if (this instanceof Next next) {
-            return new Next(next.step(), next.state(), next.delay(), append(next.children(), children));
+            return new Next(next.step(), next.state(), next.delay(), append(next.children(), children), next.at());
         }
         if (this instanceof Await await) {
             return new Await(await.signals(), await.state(), await.timeout(), await.join(),
-                    append(await.children(), children));
+                    append(await.children(), children), await.deadline());
         }
         if (this instanceof Done done) {
             return new Done(done.result(), append(done.children(), children));
@@ -280,8 +283,16 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
         return new Stop(reason);
     }
 
-    /** See {@link Outcome#next(String, Object)}. */
-    record Next(String step, @Nullable Object state, Duration delay, List<Child> children) implements Outcome {
+    /**
+     * See {@link Outcome#next(String, Object)}.
+     *
+     * @param delay how long after the commit the step becomes eligible; for an instant, how far it lay ahead on this
+     *              node's clock when the outcome was made
+     * @param at    the instant the step becomes eligible, when the step gave one ({@link #nextAt}): written as given,
+     *              in durable's time, in place of the delay; {@code null} when it gave a delay
+     */
+    record Next(String step, @Nullable Object state, Duration delay, List<Child> children, @Nullable Instant at)
+            implements Outcome {
         public Next {
             requireText(step, "next step");
             Objects.requireNonNull(delay, "next step's delay must not be null");
@@ -289,6 +300,11 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
                 throw new IllegalArgumentException("next step's delay must not be negative, was " + delay);
             }
             children = List.copyOf(children);
+        }
+
+        /** A next after {@code delay}, starting {@code children}. */
+        public Next(String step, @Nullable Object state, Duration delay, List<Child> children) {
+            this(step, state, delay, children, null);
         }
 
         /** A next after {@code delay}, starting no children. */
@@ -320,12 +336,15 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
      * See {@link Outcome#await(String, Object)} and {@link Outcome#awaitChildren(Object, Join)}.
      *
      * @param signals  the names awaited, each non-blank, no duplicates; at least one unless {@code join} is set
-     * @param timeout  how long after the commit the deadline falls; {@code null} for an await without one
+     * @param timeout  how long after the commit the deadline falls; {@code null} for an await without one; for an
+     *                 instant, how far it lay ahead on this node's clock when the outcome was made
      * @param join     which of the instance's children wake it; {@code null} when it does not await its children
      * @param children the children this outcome starts
+     * @param deadline the deadline, when the step gave an instant ({@link #awaitUntil}): written as given, in
+     *                 durable's time, in place of the timeout; {@code null} otherwise
      */
     record Await(List<String> signals, @Nullable Object state, @Nullable Duration timeout, @Nullable Join join,
-            List<Child> children) implements Outcome {
+            List<Child> children, @Nullable Instant deadline) implements Outcome {
         public Await {
             Objects.requireNonNull(signals, "awaited signal names must not be null");
             signals = join != null && signals.isEmpty() ? List.of() : List.copyOf(awaitSet(signals));
@@ -333,6 +352,15 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
                 throw new IllegalArgumentException("await timeout must not be negative, was " + timeout);
             }
             children = List.copyOf(children);
+            if (deadline != null && timeout == null) {
+                throw new IllegalArgumentException("an await with a deadline has a timeout too: " + deadline);
+            }
+        }
+
+        /** An await on signals and, unless {@code join} is null, children, starting {@code children}. */
+        public Await(List<String> signals, @Nullable Object state, @Nullable Duration timeout, @Nullable Join join,
+                List<Child> children) {
+            this(signals, state, timeout, join, children, null);
         }
 
         /** An await on signals, with a deadline unless {@code timeout} is null. */
@@ -402,7 +430,10 @@ public sealed interface Outcome permits Outcome.Next, Outcome.Retry, Outcome.Awa
         return List.copyOf(names);
     }
 
-    /** The time from now until {@code instant} on this node's clock; zero for an instant already past. */
+    /**
+     * The time from now until {@code instant} on this node's clock, zero for an instant already past: what the outcome
+     * shows as its delay or timeout; the engine writes the instant itself.
+     */
     private static Duration untilInstant(@Nullable Instant instant, String what) {
         Objects.requireNonNull(instant, what + " must not be null");
         return Duration.ofMillis(Math.max(0, instant.toEpochMilli() - System.currentTimeMillis()));

@@ -62,6 +62,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -123,6 +124,8 @@ public final class DurableEngine implements AutoCloseable {
     private final AwaitDeadlines deadlines;
     private final RecurringSchedules recurring;
     private final boolean movableClock;
+    /** On the test clock, the pollers pick and local starts claim only while the driver lets them (EngineDriver). */
+    private final AtomicBoolean picksHeld = new AtomicBoolean(true);
     private final WakeUpListener wakeUps;
     private boolean closed;
 
@@ -171,10 +174,11 @@ public final class DurableEngine implements AutoCloseable {
         this.dataSource = builder.dataSource;
         this.deployGuard = new DeployGuard(settings.deployCheck(), this::checkDeploy, owners, nodeId,
                 settings.reaperInterval());
+        QueueOwner.Gate gate = movableClock ? () -> !picksHeld.get() && deployGuard.allowsPicking() : deployGuard;
         settings.queues().forEach((name, queue) -> owners.add(new QueueOwner(name, new QueueOwner.Settings(
                 queue.concurrency(), queue.batchSize(), settings.batchWindow(), settings.pollInterval(),
                 settings.leaseTtl(), settings.maxRetryBackoff()), NodeMachines.versionsOnQueue(machines, name),
-                nodeId, claims, executor, events, lifecycle, deployGuard)));
+                nodeId, claims, executor, events, lifecycle, gate)));
         this.heartbeat = new Heartbeat(claims, new FamilyRepository(planning), owners, settings.leaseTtl(),
                 settings.heartbeatInterval());
         this.reaper = new Reaper(claims, planning, events, owners, new Reaper.Settings(settings.leaseTtl(),
@@ -185,8 +189,7 @@ public final class DurableEngine implements AutoCloseable {
             Duration next = heartbeat.beat();
             registry.renew();
             return next;
-        }, lifecycle, events,
-                settings.maxRetryBackoff());
+        }, lifecycle, events, settings.maxRetryBackoff());
         this.reaperLoop = new BackgroundLoop(Reaper.NAME, () -> {
             Duration next = reaper.reap();
             registry.watchStranded();
@@ -294,11 +297,9 @@ public final class DurableEngine implements AutoCloseable {
         return movableClock;
     }
 
-    /** For {@link EngineDriver}: fires the due await deadlines and schedule ticks, then wakes every poller. */
-    void sweepTimeAndWake() {
-        deadlines.sweep();
-        recurring.sweep();
-        owners.wakeAll();
+    /** For {@link EngineDriver}: the parts it drives in turn, in place of the background loops. */
+    EngineDriver.Driven driven() {
+        return new EngineDriver.Driven(deadlines, recurring, owners, picksHeld);
     }
 
     /**

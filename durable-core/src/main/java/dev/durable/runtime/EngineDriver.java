@@ -1,15 +1,20 @@
 package dev.durable.runtime;
 
 import dev.durable.DurableClient;
+import dev.durable.runtime.queue.QueueOwners;
+import dev.durable.runtime.time.AwaitDeadlines;
+import dev.durable.runtime.time.RecurringSchedules;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The hook a test kit drives an engine by (the {@code durable-test} module's {@code DurableTestEngine} is built on
  * it; docs/DESIGN.md, "Time in tests"). Not for production: the engine it builds reads time from the schema's test
  * clock, the one row of {@code durable_test_clock} that the kit creates and moves, and it runs none of the
  * background loops that act on time by themselves (heartbeat, reaper, await deadlines, schedules, work probe,
- * retention). The queues' pollers and the committer run as in production, so a step runs through the same code; the
- * kit takes the sweeps' turns itself, while no step runs.
+ * retention). The queues' pollers and the committer run as in production, so a step runs through the same code, but
+ * the pollers pick, and starts claim their rows, only while the kit lets them ({@link #holdPicks(boolean)}); the kit
+ * takes the sweeps' turns itself, while no step runs.
  *
  * <p>{@link #build(DurableEngine.Builder)} builds such an engine; a framework that builds the engine itself marks its
  * builder with {@link #onTestClock(DurableEngine.Builder)} and wraps the engine with {@link #of(DurableEngine)}. Such
@@ -78,12 +83,42 @@ public final class EngineDriver implements AutoCloseable {
      * the poller of every queue the engine works, so it picks what is due now.
      */
     public void sweepTimeAndWake() {
-        engine.sweepTimeAndWake();
+        Driven driven = engine.driven();
+        driven.deadlines().sweep();
+        driven.schedules().sweep();
+        driven.owners().wakeAll();
+    }
+
+    /**
+     * Lets the pollers pick and local starts claim ({@code false}), or holds them ({@code true}: an engine on the test
+     * clock starts so, and then runs nothing by itself); either way wakes every poller. Steps already claimed run on.
+     */
+    public void holdPicks(boolean hold) {
+        Driven driven = engine.driven();
+        driven.picksHeld().set(hold);
+        driven.owners().wakeAll();
+    }
+
+    /**
+     * Fires the await deadlines that are due on the test clock, then claims instance {@code id} if its step is due, as
+     * a pick would, and hands it to its queue to run; it runs on a step thread, its outcome committed as in
+     * production. Whether it was claimed: false when the instance is not a due runnable row of a queue and machine
+     * version this engine runs.
+     */
+    public boolean runOne(long id) {
+        Driven driven = engine.driven();
+        driven.deadlines().sweep();
+        return driven.owners().all().values().stream().anyMatch(owner -> owner.runOne(id));
     }
 
     /** The claims the engine holds: rows waiting for a slot, running, or committing their outcome. */
     public int claims() {
         return engine.claims();
+    }
+
+    /** What a driver drives in place of the background loops, and the hold on the pollers' picks. */
+    record Driven(AwaitDeadlines deadlines, RecurringSchedules schedules, QueueOwners owners,
+            AtomicBoolean picksHeld) {
     }
 
     /** Stops the engine gracefully and ends its threads. */

@@ -202,7 +202,7 @@ class ChildrenRaceTest {
     }
 
     private static Transition awaitChildren(ClaimedStep parent) {
-        return Transition.await(parent, List.of(), Outcome.Join.ALL, 0, null, "{}", List.of());
+        return Transition.await(parent, List.of(), Outcome.Join.ALL, 0, null, null, "{}", List.of());
     }
 
     /** An await on all children that also starts {@code count} children of machine "child". */

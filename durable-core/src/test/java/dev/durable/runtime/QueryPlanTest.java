@@ -145,6 +145,7 @@ class QueryPlanTest {
                 .addValue("step", new SqlArrayValue("text", "t", "t"))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
                 .addValue("delayMs", new SqlArrayValue("int8", 0L, 60_000L))
+                .addValue("at", new SqlArrayValue("text", null, null))
                 .addValue("consumedSignal", new SqlArrayValue("int8", 5L));
         String plan = explain(TransitionRepository.APPLY_NEXT, next);
 
@@ -162,6 +163,7 @@ class QueryPlanTest {
         String retry = explain(TransitionRepository.APPLY_RETRY, claims()
                 .addValue("state", new SqlArrayValue("text", "{}", null))
                 .addValue("delayMs", new SqlArrayValue("int8", 1000L, 0L))
+                .addValue("at", new SqlArrayValue("text", null, null))
                 .addValue("error", new SqlArrayValue("text", null, "would lose [$.reservation]"))
                 .addValue("suspension", new SqlArrayValue("text", null, "would lose [$.reservation]"))
                 .addValue("trace", new SqlArrayValue("text", "link 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", null)));
@@ -218,6 +220,7 @@ class QueryPlanTest {
                 .addValue("setName", new SqlArrayValue("text", "sig", "other"))
                 .addValue("trace", new SqlArrayValue("text", "link 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", null))
                 .addValue("timeoutMs", new SqlArrayValue("int8", null, 60_000L))
+                .addValue("at", new SqlArrayValue("text", null, null))
                 .addValue("state", new SqlArrayValue("text", "{}", "{}"))
                 .addValue("seenInstance", new SqlArrayValue("int8"))
                 .addValue("seenSignal", new SqlArrayValue("int8"))
@@ -450,6 +453,7 @@ class QueryPlanTest {
                 .addValue("priority", new SqlArrayValue("int4", 0, 0))
                 .addValue("partitionKey", new SqlArrayValue("text", null, null))
                 .addValue("delayMs", new SqlArrayValue("int8", 0L, 0L))
+                .addValue("at", new SqlArrayValue("text", null, null))
                 .addValue("uniqueKey", new SqlArrayValue("text", null, "line-7"))
                 .addValue("uniqueScope", new SqlArrayValue("text", "{runnable}", "{runnable}"))
                 .addValue("correlationKey", new SqlArrayValue("text", "order-7", null))

@@ -150,7 +150,7 @@ class StatementCountTest {
         counting.reset();
 
         long started = System.nanoTime();
-        var result = transitions.apply(List.of(Transition.await(parent, List.of(), Outcome.Join.ALL, 0, null,
+        var result = transitions.apply(List.of(Transition.await(parent, List.of(), Outcome.Join.ALL, 0, null, null,
                 null, List.of()).startingChildren(children)), false);
         long elapsedMs = (System.nanoTime() - started) / 1_000_000;
 
@@ -175,7 +175,7 @@ class StatementCountTest {
                 .mapToObj(i -> new NewChild(new NewInstance("m", 1, "s", "{}", "q", (short) 0, null, 0, null,
                         "{runnable,executing,awaiting_signal}"), true))
                 .toList();
-        transitions.apply(List.of(Transition.await(parent, List.of(), Outcome.Join.ALL, 0, null, null,
+        transitions.apply(List.of(Transition.await(parent, List.of(), Outcome.Join.ALL, 0, null, null, null,
                 List.of()).startingChildren(children)), false);
         List<ClaimedStep> claimed = pick(50);
         counting.reset();

@@ -26,8 +26,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * A durable engine a test drives, on the application's real PostgreSQL, with a clock the test moves
- * (docs/DESIGN.md, "Time in tests"). Nothing runs by itself: {@link #runDue()} runs every step that is due now,
- * and the steps those runs make due (children, signals sent by steps, continuations), until the engine is idle;
+ * (docs/DESIGN.md, "Time in tests"). Nothing runs by itself, not even a started instance's first step:
+ * {@link #runDue()} runs every step that is due now, and the steps those runs make due (children, signals sent by
+ * steps, continuations), until the engine is idle; {@link #runOneStep(long)} runs one instance's due step;
  * {@link #advance(Duration)} moves durable's time forward, firing on the way, in order, the retry delays, timers,
  * await deadlines and schedule ticks that fall due, each with its steps run. A simulated week takes milliseconds.
  *
@@ -125,15 +126,57 @@ public final class DurableTestEngine implements AutoCloseable {
      *                        still moving (a machine that keeps itself due forever, or one this engine does not run)
      */
     public DurableTestEngine runDue() {
-        for (int round = 0; round < maxRounds; round++) {
-            if (round > 0 && driver.claims() == 0 && moving().isEmpty()) {
-                return this;
+        driver.holdPicks(false);
+        try {
+            for (int round = 0; round < maxRounds; round++) {
+                if (round > 0 && driver.claims() == 0 && moving().isEmpty()) {
+                    return this;
+                }
+                driver.sweepTimeAndWake();
+                LockSupport.parkNanos(LOOK_AGAIN.toNanos());
             }
-            driver.sweepTimeAndWake();
-            LockSupport.parkNanos(LOOK_AGAIN.toNanos());
+        } finally {
+            holdAndSettle();
         }
         throw new AssertionError("durable-test: the engine was still busy after " + maxRounds
                 + " rounds; instances still moving (id machine step status): " + moving());
+    }
+
+    /**
+     * Runs the step of instance {@code id} that is due now, and only it: a due await deadline of the instance is fired
+     * first; the steps it makes due (a next step, children, a parent it wakes) wait for {@link #runDue()}. With
+     * {@code inline-next-steps} on, a next due at once continues on the claim, as in production, and runs too.
+     *
+     * @return the instance after its step
+     * @throws IllegalStateException naming the instance's status and step when it has no step due now: it is parked
+     *                               (on what, until when), waits for a later time, or has ended
+     */
+    public TestInstance runOneStep(long id) {
+        if (!driver.runOne(id)) {
+            TestInstance instance = instance(id);
+            DurableInstance row = instance.instance();
+            String why = switch (row.status()) {
+                case RUNNABLE -> "it is runnable at step '" + row.step() + "' from " + row.eligibleAt()
+                        + ", after durable's time now, " + now();
+                case AWAITING_SIGNAL -> "it awaits " + (row.awaits() == null ? "its children" : "signal '"
+                        + row.awaits() + "'") + " at step '" + row.step() + "'"
+                        + (instance.deadline() == null ? "" : " until " + instance.deadline());
+                default -> "it is " + row.status().label() + (row.status().isTerminal() ? ""
+                        : " at step '" + row.step() + "'");
+            };
+            throw new IllegalStateException("durable-test: instance " + id + " (" + row.machine()
+                    + ") has no step due now: " + why);
+        }
+        holdAndSettle();
+        return instance(id);
+    }
+
+    /** Holds the pollers' picks, and waits until the steps already claimed have ended. */
+    private void holdAndSettle() {
+        driver.holdPicks(true);
+        while (driver.claims() > 0) {
+            LockSupport.parkNanos(LOOK_AGAIN.toNanos());
+        }
     }
 
     /** Moves durable's time forward by {@code duration}; see {@link #advanceTo(Instant)}. */
@@ -200,17 +243,23 @@ public final class DurableTestEngine implements AutoCloseable {
         driver.close();
     }
 
-    /** Up to 20 instances that are due or running, as {@code id machine step status}. */
+    /**
+     * Up to 20 instances that are due or running, as {@code id machine step status}. Due by
+     * {@code clock_timestamp()}, read after the statement's snapshot was taken: a row its snapshot sees committed was
+     * written by a transaction whose {@code now()}, which a row made due at once carries, came before it. By
+     * {@code now()}, taken when the statement began, a step committed in between could look due later, and the
+     * engine idle while it is not.
+     */
     private List<String> moving() {
         return jdbc.queryForList("""
-                SELECT id || ' ' || machine || ' ' || step || ' ' || status FROM {schema}.durable_instance
-                WHERE (status = 'runnable' AND eligible_at <= now() + (SELECT shift FROM {schema}.durable_test_clock))
+                WITH clock AS (SELECT clock_timestamp() + shift AS now FROM {schema}.durable_test_clock)
+                SELECT id || ' ' || machine || ' ' || step || ' ' || status FROM {schema}.durable_instance, clock
+                WHERE (status = 'runnable' AND eligible_at <= clock.now)
                    OR status = 'executing'
-                   OR (status = 'awaiting_signal'
-                       AND deadline <= now() + (SELECT shift FROM {schema}.durable_test_clock))
+                   OR (status = 'awaiting_signal' AND deadline <= clock.now)
                 UNION ALL
-                SELECT 'schedule ' || name FROM {schema}.durable_schedule
-                WHERE NOT paused AND next_fire_at <= now() + (SELECT shift FROM {schema}.durable_test_clock)
+                SELECT 'schedule ' || name FROM {schema}.durable_schedule, clock
+                WHERE NOT paused AND next_fire_at <= clock.now
                 LIMIT 20
                 """.replace("{schema}", schema), String.class);
     }

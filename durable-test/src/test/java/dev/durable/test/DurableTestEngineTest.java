@@ -43,6 +43,9 @@ class DurableTestEngineTest {
     record Fan(int children) {
     }
 
+    record Reminder(Instant at) {
+    }
+
     private final List<DurableTestEngine> kits = new ArrayList<>();
 
     /**
@@ -101,6 +104,81 @@ class DurableTestEngineTest {
 
         assertThatThrownBy(durable::runDue).isInstanceOf(AssertionError.class)
                 .hasMessageContaining("still busy after 20 rounds").hasMessageContaining(id + " loop spin");
+    }
+
+    @Test
+    void runOneStepRunsTheDueStepOfThatInstanceOnly() {
+        MachineDefinition pipeline = MachineDefinition.builder("pipeline", 1, Report.class)
+                .initialStep("fetch")
+                .step("fetch", (state, ctx) -> Outcome.next("write", state))
+                .step("write", (state, ctx) -> Outcome.done("written " + state.name()))
+                .build();
+        DurableTestEngine durable = kit(pipeline, approval());
+        long first = durable.client().start("pipeline", new Report("first")).id();
+        long second = durable.client().start("pipeline", new Report("second")).id();
+        assertThat(durable.instance(first)).as("nothing runs by itself").isRunnable().isAt("fetch").hasHistory();
+
+        assertThat(durable.runOneStep(first)).isRunnable().isAt("write").hasHistory(Event.NEXT);
+        assertThat(durable.instance(second)).isRunnable().isAt("fetch").hasHistory();
+        assertThat(durable.runOneStep(first)).isDone().hasResult("written first").hasHistory(Event.NEXT, Event.DONE);
+        assertThat(durable.instance(second)).isRunnable().isAt("fetch").hasHistory();
+
+        assertThatThrownBy(() -> durable.runOneStep(first)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("durable-test: instance " + first + " (pipeline) has no step due now: it is done");
+        long waiting = durable.client().start("approval", new Approval("o-3")).id();
+        durable.runOneStep(waiting);
+        Instant deadline = durable.instance(waiting).deadline();
+        assertThatThrownBy(() -> durable.runOneStep(waiting)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("durable-test: instance " + waiting + " (approval) has no step due now: it awaits signal"
+                        + " 'approved' at step 'wait' until " + deadline);
+        durable.advanceTo(deadline);
+        assertThat(durable.instance(waiting)).isDone().hasResult("timed out");
+    }
+
+    @Test
+    void runOneStepFiresTheInstancesDueDeadlineFirst() {
+        DurableTestEngine durable = kit(approval());
+        long id = durable.client().start("approval", new Approval("o-4")).id();
+        Instant deadline = durable.runOneStep(id).deadline();
+        assertThat(durable.instance(id)).waitsFor("approved", deadline);
+
+        // the deadline passes while nothing runs (a clock moved by hand): only the kit's run fires it
+        KitDatabase.jdbc().update("UPDATE " + KitDatabase.SCHEMA + ".durable_test_clock SET shift = shift"
+                + " + interval '25 hours'");
+        assertThat(durable.instance(id)).waitsFor("approved", deadline);
+
+        assertThat(durable.runOneStep(id)).isDone().hasResult("timed out").hasHistory(Event.AWAIT, Event.DONE);
+    }
+
+    /**
+     * An instant a step computes from durable's time (here one the test took from the moved clock) is kept as given:
+     * the deadline and the timer fall three days after durable's time, not three days plus the clock's shift.
+     */
+    @Test
+    void anInstantFromDurablesTimeIsWrittenAsGiven() {
+        MachineDefinition reminder = MachineDefinition.builder("reminder", 1, Reminder.class)
+                .initialStep("wait")
+                .step("wait", (state, ctx) -> ctx.timedOut()
+                        ? Outcome.nextAt("ring", state, state.at().plus(Duration.ofDays(1)))
+                        : Outcome.awaitUntil("called", state, state.at()))
+                .step("ring", (state, ctx) -> Outcome.done("rang"))
+                .build();
+        DurableTestEngine durable = kit(reminder);
+        durable.advance(Duration.ofDays(10));
+        Instant due = durable.now().plus(Duration.ofDays(3));
+
+        long id = durable.client().start("reminder", new Reminder(due)).id();
+        durable.runDue();
+        assertThat(durable.instance(id)).waitsFor("called", due);
+
+        durable.advance(Duration.between(durable.now(), due).minusMinutes(1));
+        assertThat(durable.instance(id)).waitsFor("called", due);
+        durable.advanceTo(due);
+        assertThat(durable.instance(id)).isRunnable().isAt("ring");
+        assertThat(durable.instance(id).instance().eligibleAt()).isEqualTo(due.plus(Duration.ofDays(1)));
+
+        durable.advanceTo(due.plus(Duration.ofDays(1)));
+        assertThat(durable.instance(id)).isDone().hasResult("rang").hasHistory(Event.AWAIT, Event.NEXT, Event.DONE);
     }
 
     @Test

@@ -25,7 +25,10 @@ public final class StatementVariants {
 
     /** {@code -- in: continue, continue again} at the end of a line. */
     private static final Pattern MARK = Pattern.compile("\\s+-- in: ([a-z][a-z ]*(?:, [a-z][a-z ]*)*)$");
-    /** A literal: {@code {status}}. The schema's name, {@code {schema}}, is written in by {@code StatementPlanning}. */
+    /**
+     * A literal: {@code {status}}. The schema's name, {@code {schema}}, is written in by {@code StatementPlanning}, and
+     * a pick's limit, {@code {limit}}, by {@link LiteralLimits}.
+     */
     private static final Pattern LITERAL = Pattern.compile("\\{([a-z][A-Za-z]*)}");
     /** What a literal may be: a word or a number. */
     private static final Pattern WORD = Pattern.compile("[a-z_]+|[0-9]+");
@@ -87,7 +90,7 @@ public final class StatementVariants {
         Set<String> used = new TreeSet<>();
         while (literal.find()) {
             String name = literal.group(1);
-            if (name.equals("schema")) {
+            if (name.equals("schema") || name.equals("limit")) {
                 continue;
             }
             String value = values.get(name);

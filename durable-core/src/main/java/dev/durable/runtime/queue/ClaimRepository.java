@@ -3,6 +3,7 @@ package dev.durable.runtime.queue;
 import dev.durable.runtime.jdbc.History;
 import dev.durable.runtime.jdbc.LiteralLimits;
 import dev.durable.runtime.jdbc.StatementPlanning;
+import dev.durable.runtime.jdbc.StatementVariants;
 import dev.durable.runtime.step.Claim;
 import dev.durable.runtime.step.ClaimedStep;
 import java.sql.ResultSet;
@@ -48,12 +49,16 @@ public final class ClaimRepository {
     // - Two limits: candidate's {limit} is written into the text (a bucket of LiteralLimits, at least the rows
     //   wanted) so that PostgreSQL can cache a generic plan; wanted binds the exact number. A CTE is read only as
     //   far as its reader asks, so candidate locks no more rows than wanted takes (plus those it skips).
-    public static final String PICK = """
-            /* durable: pick */
+    // - The variant pick one claims one row by its id, if a pick would: a test kit's run of one step (EngineDriver;
+    //   docs/DESIGN.md, "Time in tests"). Production picks with the variant pick.
+    static final String PICKS = """
+            /* durable: pick */ -- in: pick
+            /* durable: pick one */ -- in: pick one
             WITH candidate AS (
                 SELECT i.id, i.partition_key, i.priority, i.eligible_at
                 FROM {schema}.durable_instance i
                 WHERE i.queue = :queue
+                  AND i.id = :id -- in: pick one
                   AND i.status = 'runnable'
                   AND i.eligible_at <= now()
                   AND (i.machine, i.machine_version) IN (
@@ -102,6 +107,9 @@ public final class ClaimRepository {
                 WHERE s.instance_id = c.id AND s.consumed_at IS NULL) inbox ON true
             ORDER BY c.priority, c.eligible_at
             """;
+
+    public static final String PICK = StatementVariants.render(PICKS, "pick", "pick one").get("pick");
+    public static final String PICK_ONE = StatementVariants.render(PICKS, "pick", "pick one").get("pick one");
 
     // One statement per tick for all of this node's claims. A node may hold two claims on one row at once (its own
     // stale claim, still running after the row was reaped, and its new one), so claims are told apart by token.
@@ -279,6 +287,7 @@ public final class ClaimRepository {
     private final StatementPlanning planning;
     private final History history;
     private final LiteralLimits pickSql;
+    private final LiteralLimits pickOneSql;
     private final String untilNextEligibleSql;
     private final String heartbeatSql;
     private final String stillClaimedSql;
@@ -291,6 +300,7 @@ public final class ClaimRepository {
         this.planning = planning;
         this.history = history;
         this.pickSql = new LiteralLimits(planning.qualify(PICK));
+        this.pickOneSql = new LiteralLimits(planning.qualify(PICK_ONE));
         this.untilNextEligibleSql = planning.qualify(UNTIL_NEXT_ELIGIBLE);
         this.heartbeatSql = planning.qualify(HEARTBEAT);
         this.stillClaimedSql = planning.qualify(STILL_CLAIMED);
@@ -314,21 +324,32 @@ public final class ClaimRepository {
      */
     public List<ClaimedStep> pick(String queue, Map<String, List<Integer>> machines, int limit, String owner,
             Duration lease) {
+        return pick(pickSql.with(LiteralLimits.bucket(limit)), queue, machines, limit, owner, lease)
+                .query(ClaimedStep::read).list();
+    }
+
+    /** Claims runnable row {@code id} of {@code queue} for {@code owner} if it is due, as {@link #pick} would. */
+    public List<ClaimedStep> pickOne(long id, String queue, Map<String, List<Integer>> machines, String owner,
+            Duration lease) {
+        return pick(pickOneSql.with(LiteralLimits.bucket(1)), queue, machines, 1, owner, lease).param("id", id)
+                .query(ClaimedStep::read).list();
+    }
+
+    private JdbcClient.StatementSpec pick(String sql, String queue, Map<String, List<Integer>> machines,
+            int limit, String owner, Duration lease) {
         List<Object> names = new ArrayList<>();
         List<Object> versions = new ArrayList<>();
         machines.forEach((name, machineVersions) -> machineVersions.forEach(v -> {
             names.add(name);
             versions.add(v);
         }));
-        return planning.hot().sql(pickSql.with(LiteralLimits.bucket(limit)))
+        return planning.hot().sql(sql)
                 .param("queue", queue)
                 .param("machine", new SqlArrayValue("text", names.toArray()))
                 .param("version", new SqlArrayValue("int4", versions.toArray()))
                 .param("wanted", limit)
                 .param("owner", owner)
-                .param("leaseMs", lease.toMillis())
-                .query(ClaimedStep::read)
-                .list();
+                .param("leaseMs", lease.toMillis());
     }
 
     /**

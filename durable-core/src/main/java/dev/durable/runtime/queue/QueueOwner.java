@@ -280,6 +280,18 @@ public final class QueueOwner {
         apply(decisions);
     }
 
+    /**
+     * A test kit's run of one step ({@code EngineDriver}): claims row {@code id} if it is a due runnable row of this
+     * queue, as a pick would, and runs it as a local start's row. Whether it did.
+     */
+    public boolean runOne(long id) {
+        List<ClaimedStep> rows = isActive() ? claims.pickOne(id, name, machines, nodeId, lease) : List.of();
+        if (!rows.isEmpty()) {
+            claimedAtStart(rows);
+        }
+        return !rows.isEmpty();
+    }
+
     // ---- The steps' events (from StepExecutor)
 
     /** On the step's thread: its user code is over. What becomes of its outcome. */

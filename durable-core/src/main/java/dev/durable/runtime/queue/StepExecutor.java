@@ -190,7 +190,8 @@ public final class StepExecutor {
         Transition transition = ending.transition()
                 .took(Duration.ofNanos(System.nanoTime() - step.startedNanos()).toMillis(), traceLink);
         boolean mayContinue = inline && step.inlineSteps() < MAX_INLINE_STEPS
-                && transition.kind() == Outcome.Kind.NEXT && transition.delayMillis() == 0 && !step.isZombie();
+                && transition.kind() == Outcome.Kind.NEXT && transition.delayMillis() == 0 && transition.at() == null
+                && !step.isZombie();
         step.detach();
         // The owner starts the next waiting row on this thread.
         Decisions.AfterUserCode afterUserCode = step.owner().userCodeOver(step, mayContinue);

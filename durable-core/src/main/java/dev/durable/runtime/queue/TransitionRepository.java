@@ -63,14 +63,14 @@ public final class TransitionRepository {
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
                                      :delayMs::bigint[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
-                                     :version::int[])
-                    AS o(id, token, step, state, delay_ms, ran_step, attempt, duration_ms, version)
+                                     :version::int[], :at::text[])
+                    AS o(id, token, step, state, delay_ms, ran_step, attempt, duration_ms, version, at)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable', step = o.step,
                     state = coalesce(o.state::jsonb, d.state), machine_version = coalesce(o.version, d.machine_version),
                     attempt = 0, awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL,
-                    eligible_at = now() + o.delay_ms * interval '1 millisecond',
+                    eligible_at = coalesce(o.at::timestamptz, now() + o.delay_ms * interval '1 millisecond'),
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM o
                 WHERE d.id = o.id AND d.status::text = 'executing' AND d.lease_token = o.token
@@ -238,16 +238,16 @@ public final class TransitionRepository {
             WITH o AS (
                 SELECT o.id, o.token, o.awaits, o.state, o.join_on, o.children_seen, o.ran_step, o.attempt,
                        o.duration_ms, o.version, o.renamed, o.trace,
-                       now() + o.timeout_ms * interval '1 millisecond' AS deadline,
+                       coalesce(o.at::timestamptz, now() + o.timeout_ms * interval '1 millisecond') AS deadline,
                        (SELECT array_agg(n.name ORDER BY n.nth)
                         FROM unnest(:setInstance::bigint[], :setName::text[]) WITH ORDINALITY
                             AS n(instance_id, name, nth)
                         WHERE n.instance_id = o.id) AS awaits_set
                 FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :timeoutMs::bigint[], :state::text[],
-                            :joinOn::text[], :childrenSeen::int[], :ranStep::text[], :attempt::int[],
+                            :joinOn::text[], :childrenSeen::int[], :ranStep::text[], :attempt::int[], :at::text[],
                             :durationMs::bigint[], :version::int[], :renamed::text[], :trace::text[])
-                    AS o(id, token, awaits, timeout_ms, state, join_on, children_seen, ran_step, attempt, duration_ms,
-                         version, renamed, trace)
+                    AS o(id, token, awaits, timeout_ms, state, join_on, children_seen, ran_step, attempt, at,
+                         duration_ms, version, renamed, trace)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = CASE WHEN o.deadline <= now()
@@ -487,8 +487,8 @@ public final class TransitionRepository {
     private List<Long> applyNext(List<Transition> batch) {
         return movingOn(applyNextSql, batch)
                 .param("delayMs", column(batch, "int8", Transition::delayMillis))
-                .query(Long.class)
-                .list();
+                .param("at", column(batch, "text", t -> Objects.toString(t.at(), null)))
+                .query(Long.class).list();
     }
 
     /**
@@ -555,6 +555,7 @@ public final class TransitionRepository {
         return onClaims(applyAwaitSql, batch)
                 .param("awaits", column(batch, "text", Transition::firstAwaited))
                 .param("timeoutMs", column(batch, "int8", Transition::timeoutMillis))
+                .param("at", column(batch, "text", t -> Objects.toString(t.at(), null)))
                 .param("joinOn", column(batch, "text", transition -> transition.join() == null ? null
                         : transition.join().name().toLowerCase(Locale.ROOT)))
                 .param("childrenSeen", column(batch, "int4", Transition::childrenSeen))

@@ -249,7 +249,8 @@ public final class StepRunner {
                         + machine.steps().keySet() + ")");
             }
             String state = stateJson(claimed, machine, next.state(), stateReadable);
-            return new Ending(Transition.next(claimed, next.step(), state, awaited, next.delay().toMillis()),
+            return new Ending(Transition.next(claimed, next.step(), state, awaited, next.delay().toMillis(),
+                    next.at()),
                     Outcome.Kind.NEXT, failure);
         }
         if (outcome instanceof Outcome.Retry retry) {
@@ -266,7 +267,7 @@ public final class StepRunner {
             String state = stateJson(claimed, machine, await.state(), stateReadable);
             Long timeoutMillis = await.timeout() == null ? null : await.timeout().toMillis();
             return new Ending(Transition.await(claimed, await.signals(), await.join(), context.childrenSeen(),
-                    timeoutMillis, state, awaited), Outcome.Kind.AWAIT, failure);
+                    timeoutMillis, await.deadline(), state, awaited), Outcome.Kind.AWAIT, failure);
         }
         if (outcome instanceof Outcome.Done done) {
             String result;

@@ -1,6 +1,7 @@
 package dev.durable.runtime.step;
 
 import dev.durable.Outcome;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -34,12 +35,15 @@ import org.jspecify.annotations.Nullable;
  *                        before this one (the inline chain's steps that ran on it before this step); written again
  *                        after an ambiguous commit, the continuation records its history entry only if the claim
  *                        has no more than these (docs/DESIGN.md, "Fencing", ambiguous commits); 0 otherwise
+ * @param at            {@code NEXT}: the instant the next step becomes eligible, {@code AWAIT}: the deadline, when the
+ *                      step gave an instant: written as given, in durable's time (docs/DESIGN.md, "Timers and
+ *                      deadlines"), in place of {@code delayMillis} or {@code timeoutMillis}; {@code null} otherwise
  */
 public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean continues, @Nullable String step,
         @Nullable String stateJson, long delayMillis, List<String> awaits, @Nullable Long timeoutMillis,
         List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error, Outcome.@Nullable Join join,
         int childrenSeen, List<NewChild> children, @Nullable String suspension,
-        @Nullable Upgrade upgrade, int continuesBefore) {
+        @Nullable Upgrade upgrade, int continuesBefore, @Nullable Instant at) {
 
     /**
      * The run of a step that ended in a transition.
@@ -67,7 +71,7 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
         if (!children.isEmpty() && (kind == Outcome.Kind.RETRY || kind == Outcome.Kind.STOP)) {
             throw new IllegalArgumentException("a " + kind + " starts no children");
         }
-        if (continues && (kind != Outcome.Kind.NEXT || delayMillis > 0)) {
+        if (continues && (kind != Outcome.Kind.NEXT || delayMillis > 0 || at != null)) {
             throw new IllegalArgumentException("only a next due at once keeps its claim, not " + kind
                     + " after " + delayMillis + " ms");
         }
@@ -83,51 +87,55 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
 
     public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson,
             List<Long> awaitedIds) {
-        return next(claimed, step, stateJson, awaitedIds, 0);
+        return next(claimed, step, stateJson, awaitedIds, 0, null);
     }
 
-    /** A next whose step becomes eligible {@code delayMillis} after the commit (a durable timer when positive). */
+    /**
+     * A next whose step becomes eligible {@code delayMillis} after the commit (a durable timer when positive), or at
+     * {@code at} unless null.
+     */
     public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson, List<Long> awaitedIds,
-            long delayMillis) {
+            long delayMillis, @Nullable Instant at) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.NEXT, false, step, stateJson, delayMillis,
-                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null, null, 0);
+                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null, null, 0, at);
     }
 
     public static Transition retry(ClaimedStep claimed, @Nullable String stateJson, long delayMillis,
             @Nullable String error) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, stateJson,
-                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null, null, 0);
+                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null, null, 0, null);
     }
 
     public static Transition await(ClaimedStep claimed, String signal, @Nullable String stateJson,
             List<Long> awaitedIds) {
-        return await(claimed, List.of(signal), null, stateJson, awaitedIds);
+        return await(claimed, List.of(signal), null, 0, null, null, stateJson, awaitedIds);
     }
 
     /** A park on any of {@code signals}, with a deadline {@code timeoutMillis} after the commit unless null. */
     public static Transition await(ClaimedStep claimed, List<String> signals, @Nullable Long timeoutMillis,
             @Nullable String stateJson, List<Long> awaitedIds) {
-        return await(claimed, signals, null, 0, timeoutMillis, stateJson, awaitedIds);
+        return await(claimed, signals, null, 0, timeoutMillis, null, stateJson, awaitedIds);
     }
 
     /**
      * A park on any of {@code signals} and, unless {@code join} is null, on the instance's children, with a deadline
-     * {@code timeoutMillis} after the commit unless null.
+     * {@code timeoutMillis} after the commit unless null, or at {@code at} unless null.
      */
     public static Transition await(ClaimedStep claimed, List<String> signals, Outcome.@Nullable Join join,
-            int childrenSeen, @Nullable Long timeoutMillis, @Nullable String stateJson, List<Long> awaitedIds) {
+            int childrenSeen, @Nullable Long timeoutMillis, @Nullable Instant at, @Nullable String stateJson,
+            List<Long> awaitedIds) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.AWAIT, false, null, stateJson, 0, signals,
-                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null, null, 0);
+                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null, null, 0, at);
     }
 
     public static Transition done(ClaimedStep claimed, String resultJson) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.DONE, false, null, null, 0, List.of(),
-                null, List.of(), resultJson, null, null, 0, List.of(), null, null, 0);
+                null, List.of(), resultJson, null, null, 0, List.of(), null, null, 0, null);
     }
 
     public static Transition stop(ClaimedStep claimed, String reason) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.STOP, false, null, null, 0, List.of(),
-                null, List.of(), null, reason, null, 0, List.of(), null, null, 0);
+                null, List.of(), null, reason, null, 0, List.of(), null, null, 0, null);
     }
 
     /**
@@ -137,7 +145,7 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
      */
     public static Transition suspend(ClaimedStep claimed, String reason) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, null, 0, List.of(),
-                null, List.of(), null, reason, null, 0, List.of(), reason, null, 0);
+                null, List.of(), null, reason, null, 0, List.of(), reason, null, 0, null);
     }
 
     private static Run runOf(ClaimedStep claimed) {
@@ -173,7 +181,7 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
      */
     public Transition continuing(int continuesBefore) {
         return new Transition(claim, run, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
-                resultJson, error, join, childrenSeen, children, suspension, upgrade, continuesBefore);
+                resultJson, error, join, childrenSeen, children, suspension, upgrade, continuesBefore, at);
     }
 
     /** This transition, also starting {@code more} children when it commits. */
@@ -181,14 +189,14 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
         List<NewChild> all = new ArrayList<>(children);
         all.addAll(more);
         return new Transition(claim, run, kind, continues, step, stateJson, delayMillis, awaits, timeoutMillis,
-                awaitedIds, resultJson, error, join, childrenSeen, all, suspension, upgrade, continuesBefore);
+                awaitedIds, resultJson, error, join, childrenSeen, all, suspension, upgrade, continuesBefore, at);
     }
 
     /** This transition, its step having run for {@code durationMillis}, its span linked as {@code traceLink}. */
     public Transition took(long durationMillis, @Nullable String traceLink) {
         return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis, traceLink), kind, continues,
                 step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join, childrenSeen,
-                children, suspension, upgrade, continuesBefore);
+                children, suspension, upgrade, continuesBefore, at);
     }
 
     /**
@@ -198,7 +206,7 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
     public Transition upgrading(Upgrade upgrade) {
         return new Transition(claim, new Run(upgrade.step(), run.attempt(), run.durationMillis(), run.traceLink()),
                 kind, continues, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error,
-                join, childrenSeen, children, suspension, upgrade, continuesBefore);
+                join, childrenSeen, children, suspension, upgrade, continuesBefore, at);
     }
 
     /**
@@ -207,7 +215,7 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
      */
     public Transition refused(String reason) {
         return new Transition(claim, run, Outcome.Kind.STOP, false, null, null, 0, List.of(), null, List.of(), null,
-                reason, null, 0, List.of(), null, null, 0);
+                reason, null, 0, List.of(), null, null, 0, null);
     }
 
     public long id() {

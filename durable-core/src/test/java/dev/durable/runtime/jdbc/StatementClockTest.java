@@ -63,6 +63,8 @@ class StatementClockTest {
         assertThat(timed).as("statements that read the time")
                 .contains("ClaimRepository.PICK", "ClaimRepository.HEARTBEAT", "ClaimRepository.REAP")
                 .hasSizeGreaterThan(20);
+        assertThat(statements.get("ClaimRepository.PICK")).as("the pick, rendered from the text of its variants")
+                .startsWith("/* durable: pick */\n").doesNotContain("-- in:").doesNotContain("i.id = :id");
     }
 
     @Test
