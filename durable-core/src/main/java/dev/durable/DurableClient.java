@@ -1,5 +1,6 @@
 package dev.durable;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -136,6 +137,14 @@ public interface DurableClient {
      * @throws IllegalArgumentException for a limit out of range
      */
     List<HistoryEntry> history(long instanceId, long afterId, int limit);
+
+    /**
+     * The history events a machine's instances (of every version) recorded since {@code since}, counted by step,
+     * event, next step and the status they left: the traffic of each of the machine's transitions, as the
+     * dashboard's diagram shows it. Events of instances deleted by retention are gone with them. Reads the history
+     * of the window, joined to the instances by id: its cost grows with the window's events.
+     */
+    List<TransitionCount> transitionCounts(String machine, Instant since);
 
     /**
      * One instance, whatever its machine (registered on this node or not); its {@link DurableInstance#state(Class)}

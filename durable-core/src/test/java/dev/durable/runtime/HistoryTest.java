@@ -12,6 +12,7 @@ import dev.durable.InstanceStatus;
 import dev.durable.Outcome;
 import dev.durable.RetryResult;
 import dev.durable.StartResult;
+import dev.durable.TransitionCount;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.step.NewInstance;
@@ -19,6 +20,7 @@ import dev.durable.runtime.step.Transition;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -82,6 +84,38 @@ class HistoryTest {
         assertThat(history.get(1).signalsConsumed()).isEmpty();
         // Paged by id.
         assertThat(client.history(id, history.get(1).id(), 2)).containsExactly(history.get(2), history.get(3));
+    }
+
+    @Test
+    void transitionCountsAreAMachinesHistoryEventsSinceATimeByStepAndEvent() {
+        MachineDefinition other = MachineDefinition.builder("other", 1, Parcel.class)
+                .step("only", (parcel, ctx) -> Outcome.done(null))
+                .build();
+        DurableEngine engine = engines.start(parcels(), other);
+        DurableClient client = engine.client();
+        Instant before = Instant.now().minus(Duration.ofMinutes(1));
+        long first = client.start("parcel", new Parcel(0)).id();
+        long second = client.start("parcel", new Parcel(0)).id();
+        long third = client.start("other", new Parcel(0)).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(first).equals("awaiting_signal")
+                && TestDatabase.status(second).equals("awaiting_signal") && TestDatabase.status(third).equals("done"));
+        client.signal(first, "paid", 12, null).orThrow();
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(first).equals("done"));
+
+        assertThat(client.transitionCounts("parcel", before)).extracting(TransitionCount::step,
+                        TransitionCount::event, TransitionCount::nextStep, TransitionCount::status,
+                        TransitionCount::count)
+                .containsExactly(
+                        tuple("label", Event.AWAIT, null, InstanceStatus.AWAITING_SIGNAL, 2L),
+                        tuple("label", Event.NEXT, "ship", InstanceStatus.RUNNABLE, 1L),
+                        tuple("ship", Event.DONE, null, InstanceStatus.DONE, 1L),
+                        tuple("weigh", Event.NEXT, "label", InstanceStatus.RUNNABLE, 2L),
+                        tuple("weigh", Event.RETRY, null, InstanceStatus.RUNNABLE, 2L));
+        // Another machine's events are its own; a window that starts after them holds none.
+        assertThat(client.transitionCounts("other", before)).extracting(TransitionCount::step, TransitionCount::count)
+                .containsExactly(tuple("only", 1L));
+        assertThat(client.transitionCounts("parcel", Instant.now().plus(Duration.ofMinutes(1)))).isEmpty();
+        assertThat(client.transitionCounts("nothing", before)).isEmpty();
     }
 
     @Test

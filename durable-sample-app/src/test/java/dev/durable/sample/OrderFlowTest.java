@@ -77,6 +77,20 @@ class OrderFlowTest {
                 .contains("jvm_memory_used_bytes");
     }
 
+    /** The sample serves the dashboard (docs/DESIGN.md, "Dashboard"): its page, and its overview of the orders. */
+    @Test
+    void theDashboardShowsTheOrdersQueue() throws Exception {
+        SampleHttp http = new SampleHttp(port);
+        long id = http.placeOrder(4);
+        await().atMost(Duration.ofSeconds(20)).until(() -> http.awaitsPayment(id));
+
+        assertThat(http.text("/durable/index.html")).contains("<script src=\"dashboard.js\" defer></script>");
+        JsonNode overview = http.get("/durable/api/overview").json();
+        assertThat(overview.path("queues").valueStream().map(queue -> queue.path("name").asString()))
+                .contains("orders");
+        assertThat(http.get("/durable/api/session").json().path("canWrite").asBoolean()).isTrue();
+    }
+
     /**
      * The order declares the one signal it takes (docs/DESIGN.md, "Declared signals"): the webhook of an event it does
      * not take, or of a payment that does not read whole as a Payment, answers 400 with the reason, and nothing is

@@ -17,6 +17,7 @@ import dev.durable.StartOptions;
 import dev.durable.StartRequest;
 import dev.durable.StartResult;
 import dev.durable.StoredSchedule;
+import dev.durable.TransitionCount;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.observation.DurableObservations;
@@ -357,6 +358,13 @@ public final class DefaultDurableClient implements DurableClient {
                     + " entries, not " + limit);
         }
         return queries.history(instanceId, afterId, limit);
+    }
+
+    @Override
+    public List<TransitionCount> transitionCounts(String machine, Instant since) {
+        Objects.requireNonNull(machine, "machine must not be null");
+        Objects.requireNonNull(since, "since must not be null");
+        return queries.transitionCounts(machine, since);
     }
 
     @Override

@@ -6,13 +6,16 @@ import dev.durable.InstanceCounts;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
 import dev.durable.RetryResult;
+import dev.durable.TransitionCount;
 import dev.durable.WaitReason;
 import dev.durable.json.JsonCodec;
 import dev.durable.runtime.jdbc.History;
 import dev.durable.runtime.jdbc.StatementPlanning;
 import java.sql.Array;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -75,6 +78,20 @@ public final class QueryRepository {
             WHERE instance_id = :instanceId AND id > :afterId
             ORDER BY id
             LIMIT :limit
+            """;
+
+    // A machine's traffic since a time (the dashboard's diagram): its history events by step, event, next step and
+    // the status they left, through the instances of the machine (the history holds no machine).
+    public static final String TRANSITION_COUNTS = """
+            /* durable: transition counts */
+            SELECT h.step, h.event, h.next_step,
+                   CASE WHEN h.event = 'suspend' THEN 'suspended' ELSE h.status::text END AS status,
+                   count(*) AS n
+            FROM {schema}.durable_history h
+            JOIN {schema}.durable_instance i ON i.id = h.instance_id
+            WHERE i.machine = :machine AND h.at >= :since
+            GROUP BY 1, 2, 3, 4
+            ORDER BY 1, 2, 3, 4
             """;
 
     private static final String COUNT = """
@@ -244,6 +261,7 @@ public final class QueryRepository {
     private final String childrenSql;
     private final String historySql;
     private final String countSql;
+    private final String transitionCountsSql;
     private final String summarizeSql;
     private final String countLiveSql;
     private final String retryFailedSql;
@@ -256,6 +274,7 @@ public final class QueryRepository {
         this.childrenSql = planning.qualify(CHILDREN);
         this.historySql = planning.qualify(HISTORY);
         this.countSql = planning.qualify(COUNT);
+        this.transitionCountsSql = planning.qualify(TRANSITION_COUNTS);
         this.summarizeSql = planning.qualify(SUMMARIZE);
         this.countLiveSql = planning.qualify(COUNT_LIVE);
         this.retryFailedSql = planning.qualify(RETRY_FAILED);
@@ -291,6 +310,16 @@ public final class QueryRepository {
                             rs.getObject("at", OffsetDateTime.class).toInstant(), took,
                             rs.getString("error"), signals == null ? List.of() : List.of((Long[]) signals.getArray()));
                 })
+                .list();
+    }
+
+    List<TransitionCount> transitionCounts(String machine, Instant since) {
+        return planning.ordinary().sql(transitionCountsSql)
+                .param("machine", machine)
+                .param("since", OffsetDateTime.ofInstant(since, ZoneOffset.UTC))
+                .query((rs, i) -> new TransitionCount(rs.getString("step"),
+                        HistoryEntry.Event.fromLabel(rs.getString("event")), rs.getString("next_step"),
+                        InstanceStatus.fromLabel(rs.getString("status")), rs.getLong("n")))
                 .list();
     }
 

@@ -1,0 +1,149 @@
+package dev.durable.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.durable.dashboard.app.Parcels;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The dashboard's JSON over HTTP, as its pages read it (docs/DESIGN.md, "Dashboard"): counts that match the
+ * database, the search's filters and keyset pages, one instance with its history, the machine's diagram, writes and
+ * their refusals, and bad input refused naming the problem.
+ */
+class DashboardApiTest extends DashboardTest {
+
+
+    @Test
+    void theOverviewCountsAQueuesInstancesByStatusAndReason() {
+        parked("a");
+        parked("b");
+        failed("c");
+
+        JsonNode overview = get("/api/overview").json();
+        JsonNode queue = null;
+        for (JsonNode candidate : overview.get("queues")) {
+            if (candidate.get("name").asString().equals(Parcels.QUEUE)) {
+                queue = candidate;
+            }
+        }
+        assertThat(queue).isNotNull();
+        assertThat(queue.get("statuses").get("awaiting_signal").asLong()).isEqualTo(2);
+        assertThat(queue.get("statuses").get("failed").asLong()).isEqualTo(1);
+        assertThat(queue.get("waiting").get("signal").asLong()).isEqualTo(2);
+        assertThat(queue.get("waiting").get("failed").asLong()).isEqualTo(1);
+        assertThat(overview.get("node").get("state").asString()).isEqualTo("running");
+        assertThat(overview.get("machines").get(0).get("name").asString()).isEqualTo("parcel");
+    }
+
+    @Test
+    void theSearchFiltersAndPagesByKeyset() {
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(parked("p" + i));
+        }
+        long broken = failed("x");
+
+        JsonNode first = get("/api/instances?machine=parcel&status=awaiting_signal&limit=2&order=oldest_first").json();
+        assertThat(first.get("instances").valueStream().map(node -> node.get("id").asLong()))
+                .containsExactly(ids.get(0), ids.get(1));
+        JsonNode second = get("/api/instances?machine=parcel&status=awaiting_signal&limit=2&order=oldest_first&afterId="
+                + first.get("nextAfterId").asLong()).json();
+        assertThat(second.get("instances").valueStream().map(node -> node.get("id").asLong()))
+                .containsExactly(ids.get(2), ids.get(3));
+        JsonNode failed = get("/api/instances?status=failed&errorContains=jammed").json();
+        assertThat(failed.get("instances").valueStream().map(node -> node.get("id").asLong()))
+                .containsExactly(broken);
+        assertThat(failed.get("nextAfterId").isNull()).isTrue();
+    }
+
+    @Test
+    void badFiltersAreRefusedNamingTheProblem() {
+        Answer unknown = get("/api/instances?colour=red");
+        assertThat(unknown.status()).isEqualTo(400);
+        assertThat(unknown.json().get("error").asString()).isEqualTo("Unknown filter 'colour'");
+        Answer status = get("/api/instances?status=lost");
+        assertThat(status.status()).isEqualTo(400);
+        assertThat(status.json().get("error").asString()).contains("lost");
+        Answer limit = get("/api/instances?limit=many");
+        assertThat(limit.status()).isEqualTo(400);
+        assertThat(limit.json().get("error").asString()).isEqualTo("limit must be a whole number, was 'many'");
+        assertThat(get("/api/instances/424242").status()).isEqualTo(404);
+        assertThat(get("/api/machines/nothing").json().get("error").asString())
+                .isEqualTo("No machine 'nothing' is registered on this node");
+    }
+
+    @Test
+    void anInstanceShowsItsHistoryAndItsState() {
+        long id = parked("detail");
+
+        JsonNode instance = get("/api/instances/" + id).json();
+        assertThat(instance.get("step").asString()).isEqualTo("await-pickup");
+        assertThat(instance.get("state").asString()).contains("detail"); // show-values=always in these tests
+        assertThat(instance.get("history").valueStream().map(entry -> entry.get("event").asString() + " "
+                + entry.get("step").asString())).containsExactly("next pack", "next label", "await await-pickup");
+    }
+
+    @Test
+    void theDiagramCountsEachStepsInstancesNowAndEachTransitionsTraffic() {
+        parked("d1");
+        long second = parked("d2");
+        durable.signal(second, "pickup", null, null).orThrow();
+        await().atMost(WAIT).until(() -> DashboardDatabase.DATABASE.status(second).equals("done"));
+
+        JsonNode machine = get("/api/machines/parcel?minutes=5").json();
+        assertThat(machine.get("nodes").valueStream().filter(node -> node.get("id").asString().equals("await-pickup"))
+                .map(node -> node.get("unfinished").asLong())).containsExactly(1L);
+        assertThat(machine.get("edges").valueStream().map(edge -> edge.get("id").asString() + "="
+                + edge.get("count").asLong())).containsExactlyInAnyOrder("pack->label=2", "label->await-pickup=2",
+                "await-pickup->await-pickup:await=2", "await-pickup->deliver=1", "deliver->(done)=1");
+        assertThat(get("/api/machines/parcel?minutes=0").status()).isEqualTo(400);
+    }
+
+    @Test
+    void aRetryFromTheDashboardRunsTheInstanceAgain() {
+        long id = failed("retried");
+        Parcels.broken.clear();
+
+        Answer retried = post("/api/instances/" + id + "/retry", "{}", true);
+
+        assertThat(retried.status()).isEqualTo(200);
+        assertThat(retried.json().get("outcome").asString()).isEqualTo("retried");
+        await().atMost(WAIT).until(() -> DashboardDatabase.DATABASE.status(id).equals("awaiting_signal"));
+        Answer again = post("/api/instances/" + id + "/retry", "{}", true);
+        assertThat(again.status()).isEqualTo(409);
+        assertThat(again.json().get("error").asString()).isEqualTo("Instance " + id
+                + " is awaiting_signal; only a failed or suspended instance can be retried");
+    }
+
+    @Test
+    void aWriteWithoutThePagesHeaderIsRefusedAndChangesNothing() {
+        long id = parked("guarded");
+
+        Answer refused = post("/api/instances/" + id + "/cancel", "{}", false);
+
+        assertThat(refused.status()).isEqualTo(403);
+        assertThat(refused.json().get("error").asString()).contains("X-Durable-Dashboard");
+        assertThat(DashboardDatabase.DATABASE.status(id)).isEqualTo("awaiting_signal");
+        Answer cancelled = post("/api/instances/" + id + "/cancel", "{\"reason\":\"wrong address\"}", true);
+        assertThat(cancelled.status()).isEqualTo(200);
+        assertThat(DashboardDatabase.DATABASE.status(id)).isEqualTo("cancelled");
+        assertThat(durable.find(id).orElseThrow().lastError()).isEqualTo("wrong address (anonymous on the dashboard)");
+    }
+
+    @Test
+    void aBulkRetryRetriesThePageOfFailedInstances() {
+        long first = failed("b1");
+        long second = failed("b2");
+        Parcels.broken.clear();
+
+        JsonNode result = post("/api/bulk-retry", "{\"status\":\"failed\",\"machine\":\"parcel\"}", true).json();
+
+        assertThat(result.get("changed").asInt()).isEqualTo(2);
+        await().atMost(WAIT).until(() -> DashboardDatabase.DATABASE.status(first).equals("awaiting_signal")
+                && DashboardDatabase.DATABASE.status(second).equals("awaiting_signal"));
+    }
+}

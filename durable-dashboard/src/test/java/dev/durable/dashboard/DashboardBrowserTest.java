@@ -1,0 +1,117 @@
+package dev.durable.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.durable.dashboard.app.Parcels;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard in a real headless Chromium (docs/DESIGN.md, "Dashboard"): the overview's counts, a search and an
+ * instance's timeline, a retry from the failed list that runs the instance again, and the machine's diagram, drawn by
+ * its library, whose counts follow an instance that moves without the page reloading. Each test leaves a screenshot
+ * of its page in target/dashboard-screenshots.
+ */
+class DashboardBrowserTest extends BrowserTest {
+
+    @Test
+    void theOverviewShowsAQueuesCountsByStatusAndReason() {
+        parked("o1");
+        parked("o2");
+        failed("o3");
+
+        open("/");
+
+        String row = "tr[data-queue='" + Parcels.QUEUE + "'] ";
+        waitForText(row + "td[data-status='awaiting_signal']", "2");
+        waitForText(row + "td[data-status='failed']", "1");
+        waitForText(row + "td[data-reason='signal']", "2");
+        assertThat(text("#node")).contains("is running");
+        assertThat(text("tr[data-machine='parcel']")).contains("await-pickup, deliver, label, pack");
+        screenshot("overview");
+    }
+
+    @Test
+    void aSearchFindsAFailedInstanceWhoseDetailShowsItsTimelineAndError() {
+        parked("s1");
+        long broken = failed("s2");
+
+        open("/instances");
+        new Select(waitFor("form#search select[name='status']")).selectByValue("failed");
+        waitFor("form#search input[name='machine']").sendKeys("parcel");
+        waitFor("form#search button[type='submit']").click();
+
+        new WebDriverWait(browser(), WAIT).until(driver -> "#/instances?machine=parcel&status=failed".equals(
+                browser().executeScript("return document.body.dataset.loaded")));
+        waitFor("#results tr[data-row='" + broken + "']");
+        assertThat(browser().executeScript("return document.querySelectorAll('#results tbody tr').length"))
+                .isEqualTo(1L);
+        screenshot("search");
+        click("#results a[data-instance='" + broken + "']");
+
+        waitFor("#history li");
+        // Read in one script: the page draws itself again every refresh interval.
+        assertThat(browser().executeScript("return [...document.querySelectorAll('#history li')]"
+                + ".map(item => item.dataset.event)")).isEqualTo(List.of("next", "stop"));
+        assertThat(text("#last-error")).contains("the label printer jammed on s2");
+        assertThat(text("td[data-field='status']")).isEqualTo("failed");
+        screenshot("instance");
+    }
+
+    @Test
+    void aRetryFromTheFailedListRunsTheInstanceAgain() {
+        long broken = failed("r1");
+        Parcels.broken.clear();
+
+        open("/failed");
+        waitFor("button[data-retry='" + broken + "']");
+        click("button[data-retry='" + broken + "']");
+
+        waitFor("#notice-info");
+        assertThat(text("#notice-info")).isEqualTo("Retry: retried");
+        await().atMost(WAIT).until(() -> DashboardDatabase.DATABASE.status(broken).equals("awaiting_signal"));
+        waitFor("#none-failed");
+    }
+
+    @Test
+    void theDiagramShowsEachStepsCountAndTrafficAndFollowsAnInstanceWithoutReloading() {
+        parked("d1");
+        long moving = parked("d2");
+
+        open("/machine/parcel?minutes=5");
+        waitFor("#diagram[data-nodes]");
+        new WebDriverWait(browser(), WAIT).until(driver -> "2".equals(String.valueOf(
+                browser().executeScript("return JSON.parse(document.getElementById('diagram').dataset.nodes"
+                        + " || '{}')['await-pickup']"))));
+        // Drawn by the library, on its canvas: a node per step, an edge per transition taken, labelled with counts.
+        assertThat(browser().findElements(By.cssSelector("#diagram canvas"))).isNotEmpty();
+        assertThat(browser().executeScript("return diagram.cy.nodes().map(n => n.id()).sort()"))
+                .isEqualTo(List.of("await-pickup", "deliver", "label", "pack"));
+        assertThat(browser().executeScript("return diagram.cy.getElementById('pack->label').data('label')"))
+                .isEqualTo("2");
+        assertThat(browser().executeScript("return diagram.cy.getElementById('await-pickup').data('label')"))
+                .isEqualTo("await-pickup\n2 now");
+        screenshot("machine");
+        browser().executeScript("window.durableSamePage = true");
+
+        durable.signal(moving, "pickup", null, null).orThrow();
+
+        new WebDriverWait(browser(), WAIT).until(driver -> Long.valueOf(1).equals(browser().executeScript(
+                "const edge = diagram.cy.getElementById('await-pickup->deliver');"
+                        + " return edge.length ? edge.data('count') : 0")));
+        new WebDriverWait(browser(), WAIT).until(driver -> "await-pickup\n1 now".equals(browser().executeScript(
+                "return diagram.cy.getElementById('await-pickup').data('label')")));
+        new WebDriverWait(browser(), WAIT).until(driver -> Long.valueOf(1).equals(browser().executeScript(
+                "const edge = diagram.cy.getElementById('deliver->(done)');"
+                        + " return edge.length ? edge.data('count') : 0")));
+        // The same page all along: no reload.
+        assertThat(browser().executeScript("return window.durableSamePage === true")).isEqualTo(true);
+        assertThat(browser().executeScript("return JSON.parse(document.getElementById('diagram').dataset.edges)"))
+                .isInstanceOf(Map.class);
+    }
+}

@@ -1,0 +1,41 @@
+package dev.durable.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.durable.dashboard.app.DashboardTestApplication;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
+
+/**
+ * The dashboard as it is by default, read-only (docs/DESIGN.md, "Dashboard"), in a real headless Chromium: the pages
+ * say so and offer no write, a write sent anyway is refused with 403 naming the property, and nothing changes.
+ */
+@SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@DirtiesContext
+class ReadOnlyBrowserTest extends BrowserTest {
+
+    @Test
+    void thePagesOfferNoWriteAndAWriteSentAnywayIsRefusedChangingNothing() {
+        long id = failed("ro");
+        ChromeDriver browser = browser();
+
+        open("/failed");
+        new WebDriverWait(browser, WAIT).until(driver -> Boolean.TRUE.equals(browser.executeScript(
+                "const button = document.querySelector(\"button[data-retry='" + id + "']\");"
+                        + " return button !== null && button.disabled")));
+        assertThat(browser.executeScript("return document.querySelector(\"button[data-retry='" + id + "']\").title"))
+                .isEqualTo("The dashboard is read-only: set durable.dashboard.read-only=false to allow retries and"
+                        + " cancels");
+        assertThat(browser.executeScript("return document.getElementById('session').innerText"))
+                .isEqualTo("anonymous · read-only");
+
+        // The same request the page would send, with its header: refused all the same.
+        Answer refused = post("/api/instances/" + id + "/retry", "{}", true);
+        assertThat(refused.status()).isEqualTo(403);
+        assertThat(refused.json().get("error").asString()).startsWith("The dashboard is read-only");
+        assertThat(DashboardDatabase.DATABASE.status(id)).isEqualTo("failed");
+    }
+}
