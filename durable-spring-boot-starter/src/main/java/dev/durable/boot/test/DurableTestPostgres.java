@@ -54,27 +54,15 @@ class DurableTestPostgres {
     @Conditional(NoDockerUsed.class)
     static class Embedded {
 
+        /** The server's superuser, who needs no password on it. */
         @Bean
         JdbcConnectionDetails durableTestPostgres() {
-            EmbeddedPostgres postgres = EmbeddedServer.get();
-            String url = postgres.getJdbcUrl("postgres", "postgres");
-            return new JdbcConnectionDetails() {
-                @Override
-                public String getUsername() {
-                    return "postgres";
-                }
-
-                @Override
-                public String getPassword() {
-                    return "";
-                }
-
-                @Override
-                public String getJdbcUrl() {
-                    return url;
-                }
-            };
+            return new Connection(EmbeddedServer.get().getJdbcUrl("postgres", "postgres"), "postgres", "");
         }
+    }
+
+    /** Connection details whose components are the interface's accessors. */
+    record Connection(String getJdbcUrl, String getUsername, String getPassword) implements JdbcConnectionDetails {
     }
 
     /** The embedded server of this JVM, started on first use. */

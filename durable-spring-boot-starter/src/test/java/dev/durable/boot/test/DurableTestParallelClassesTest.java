@@ -66,6 +66,15 @@ class DurableTestParallelClassesTest {
         assertThat(summary.getTestsSucceededCount()).isEqualTo(2);
     }
 
+    /** Starts {@code who}'s reminder, and returns once the other class has started its own. */
+    private static long startThenMeet(DurableTestEngine durable, String who) throws InterruptedException {
+        long id = durable.client().start(Reminder.class, new Reminder.Call(who)).id();
+        durable.runDue();
+        BOTH_STARTED.countDown();
+        awaitLatch(BOTH_STARTED, "the other class started its instance meanwhile");
+        return id;
+    }
+
     private static long instances(DurableTestEngine durable) {
         return durable.client().count(InstanceQuery.all()).values().stream().mapToLong(Long::longValue).sum();
     }
@@ -74,21 +83,21 @@ class DurableTestParallelClassesTest {
         assertThat(latch.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as(what).isTrue();
     }
 
-    @SpringBootTest(classes = Application.class,
-            properties = {"durable.schema=parallel_moves_test", "durable.queues.reminders.concurrency=2"})
+    /** One of the two classes: the application on a schema of the class's own, and the kit. */
     @DurableTest
-    static class MovesItsClock {
+    abstract static class OneOfTwo {
 
         @Autowired
         DurableTestEngine durable;
+    }
+
+    @SpringBootTest(classes = Application.class,
+            properties = {"durable.schema=parallel_moves_test", "durable.queues.reminders.concurrency=2"})
+    static class MovesItsClock extends OneOfTwo {
 
         @Test
         void itsReminderRingsAfterADay() throws InterruptedException {
-            long id = durable.client().start(Reminder.class, new Reminder.Call("moves")).id();
-            durable.runDue();
-            BOTH_STARTED.countDown();
-            awaitLatch(BOTH_STARTED, "the other class started its instance meanwhile");
-
+            long id = startThenMeet(durable, "moves");
             durable.advance(Duration.ofDays(2));
             MOVED_ON.countDown();
 
@@ -99,19 +108,12 @@ class DurableTestParallelClassesTest {
 
     @SpringBootTest(classes = Application.class,
             properties = {"durable.schema=parallel_keeps_test", "durable.queues.reminders.concurrency=2"})
-    @DurableTest
-    static class KeepsItsClock {
-
-        @Autowired
-        DurableTestEngine durable;
+    static class KeepsItsClock extends OneOfTwo {
 
         @Test
         void itsReminderStillWaitsWhileTheOtherClassMovesItsClock() throws InterruptedException {
-            long id = durable.client().start(Reminder.class, new Reminder.Call("keeps")).id();
-            durable.runDue();
+            long id = startThenMeet(durable, "keeps");
             Instant deadline = durable.instance(id).deadline();
-            BOTH_STARTED.countDown();
-            awaitLatch(BOTH_STARTED, "the other class started its instance meanwhile");
             awaitLatch(MOVED_ON, "the other class moved its clock on");
 
             TestInstance after = durable.instance(id);
