@@ -236,6 +236,21 @@ public interface DurableClient {
     RetryResult retryFailed(long instanceId);
 
     /**
+     * An operator's repair (docs/DESIGN.md, "Operator repair"): runs an ended instance (done, failed or cancelled)
+     * again, in place, from {@code step}, with attempt 0 and no result or error, its state replaced by {@code state}
+     * unless that is null. The history records the event {@code rerun} with where it had ended, the step chosen, and
+     * {@code operator} and whether the state was edited. The row is locked by id and judged as the lock left it: an
+     * instance that has not ended is refused and nothing is written.
+     *
+     * @param operator who repairs it, as the history shall name them
+     * @throws IllegalArgumentException for a step the instance's machine version does not have, a state that does not
+     *                                  read whole as its state type, or a blank operator; nothing is written
+     * @throws IllegalStateException    when this node does not run the instance's machine version, or another
+     *                                  instance holds its unique key now; nothing is written
+     */
+    RerunResult rerun(long instanceId, String step, @Nullable Object state, String operator);
+
+    /**
      * Creates the recurring schedule {@code schedule.name()}, or updates it: every tick starts one instance of
      * {@code machine} with {@code state}, once in the whole cluster. An update of the cron expression or zone starts
      * over from the next tick after now; pausing is kept. A schedule created here is not declared: a node starting

@@ -62,7 +62,13 @@ public record HistoryEntry(long id, long instanceId, String step, Event event, @
          */
         SUSPEND,
         /** An operator made the suspended instance runnable again ({@link DurableClient#retryFailed(long)}). */
-        RETRY_SUSPENDED;
+        RETRY_SUSPENDED,
+        /**
+         * An operator ran the ended instance again from a chosen step, maybe with an edited state
+         * ({@link DurableClient#rerun(long, String, Object, String)}): the entry's step is where it had ended, its
+         * next step the chosen one, its error says who and how.
+         */
+        RERUN;
 
         /** The lower-case name: the event's one spelling outside Java code, as stored, in JSON and the actuator. */
         @JsonValue

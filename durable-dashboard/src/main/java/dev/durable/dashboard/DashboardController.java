@@ -9,6 +9,7 @@ import dev.durable.InstanceCounts;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
+import dev.durable.RerunResult;
 import dev.durable.RetryResult;
 import dev.durable.StoredSchedule;
 import dev.durable.TransitionCount;
@@ -41,6 +42,9 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The JSON the dashboard's pages read and the writes they make, under {@code <durable.dashboard.path>/api}, all
@@ -53,6 +57,7 @@ import org.springframework.web.bind.annotation.RestController;
 public class DashboardController {
 
     private static final Logger log = LoggerFactory.getLogger(DashboardController.class);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
     /** The instance search's page when the request names none: a page, not a report. */
     static final int DEFAULT_PAGE = 50;
     /** How many history entries and children the detail of one instance shows. */
@@ -167,6 +172,8 @@ public class DashboardController {
                 .orElseThrow(() -> new DashboardException(404, "No instance " + id));
         boolean values = access.showsValues(request);
         Map<String, Object> answer = describe(instance, values);
+        answer.put("steps", engine.machines().find(instance.machine(), instance.version())
+                .map(machine -> List.copyOf(machine.steps().keySet())).orElse(List.of()));
         answer.put("history", client.history(id, 0, DETAIL_LIMIT).stream().map(DashboardController::describe)
                 .toList());
         answer.put("children", client.children(id).stream().limit(DETAIL_LIMIT)
@@ -307,6 +314,43 @@ public class DashboardController {
             default -> {
                 log.info("Dashboard: {} cancelled instance {} ({})", who, id, result.outcome().label());
                 return Map.of("id", id, "outcome", result.outcome().label());
+            }
+        }
+    }
+
+    /**
+     * An operator's repair (docs/DESIGN.md, "Operator repair"): runs an ended instance again from the body's
+     * {@code step}, with its {@code state} (JSON text) when given, named in the history as the user.
+     */
+    @PostMapping("/instances/{id}/rerun")
+    public Map<String, Object> rerun(@PathVariable long id, @RequestBody Map<String, String> body,
+            HttpServletRequest request) {
+        access.checkWrite(request);
+        String step = body.get("step");
+        if (step == null || step.isBlank()) {
+            throw new IllegalArgumentException("Choose the step to rerun instance " + id + " from");
+        }
+        String state = body.get("state");
+        JsonNode edited = null;
+        if (state != null && !state.isBlank()) {
+            try {
+                edited = JSON.readTree(state);
+            } catch (JacksonException e) {
+                throw new IllegalArgumentException("The edited state is not JSON: " + e.getOriginalMessage(), e);
+            }
+        }
+        RerunResult result;
+        try {
+            result = engine.client().rerun(id, step, edited, DashboardAccess.who(request));
+        } catch (IllegalStateException e) {
+            throw new DashboardException(409, String.valueOf(e.getMessage()));
+        }
+        switch (result.outcome()) {
+            case REFUSED_UNKNOWN_INSTANCE -> throw new DashboardException(404, "No instance " + id);
+            case REFUSED_NOT_ENDED -> throw new DashboardException(409, "Instance " + id + " is " + result.status()
+                    + "; only an ended instance (done, failed or cancelled) can be rerun");
+            default -> {
+                return Map.of("id", id, "outcome", result.outcome().label(), "step", step);
             }
         }
     }

@@ -120,6 +120,31 @@ class DashboardApiTest extends DashboardTest {
     }
 
     @Test
+    void aRerunWithAStepOrStateThatDoesNotFitIsRefusedNamingTheProblemAndChangesNothing() {
+        long id = failed("repair");
+        int entries = durable.history(id).size();
+
+        Answer step = post("/api/instances/" + id + "/rerun", "{\"step\":\"fly\"}", true);
+        assertThat(step.status()).isEqualTo(400);
+        assertThat(step.json().get("error").asString()).isEqualTo("parcel v1 has no step 'fly' (its steps:"
+                + " [await-pickup, deliver, label, pack]); nothing was rerun");
+        Answer notJson = post("/api/instances/" + id + "/rerun", "{\"step\":\"label\",\"state\":\"{name\"}", true);
+        assertThat(notJson.status()).isEqualTo(400);
+        assertThat(notJson.json().get("error").asString()).startsWith("The edited state is not JSON");
+        Answer lossy = post("/api/instances/" + id + "/rerun",
+                "{\"step\":\"label\",\"state\":\"{\\\"name\\\":\\\"x\\\",\\\"colour\\\":\\\"red\\\"}\"}", true);
+        assertThat(lossy.status()).isEqualTo(400);
+        assertThat(lossy.json().get("error").asString()).contains("colour").endsWith("nothing was rerun");
+        Answer running = post("/api/instances/" + parked("busy") + "/rerun", "{\"step\":\"label\"}", true);
+        assertThat(running.status()).isEqualTo(409);
+        assertThat(running.json().get("error").asString()).endsWith("only an ended instance (done, failed or"
+                + " cancelled) can be rerun");
+
+        assertThat(DashboardDatabase.DATABASE.status(id)).isEqualTo("failed");
+        assertThat(durable.history(id)).hasSize(entries);
+    }
+
+    @Test
     void aWriteWithoutThePagesHeaderIsRefusedAndChangesNothing() {
         long id = parked("guarded");
 

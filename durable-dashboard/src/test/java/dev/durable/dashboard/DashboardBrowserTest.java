@@ -3,6 +3,7 @@ package dev.durable.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.durable.HistoryEntry;
 import dev.durable.dashboard.app.Parcels;
 import java.util.List;
 import java.util.Map;
@@ -76,6 +77,33 @@ class DashboardBrowserTest extends BrowserTest {
         assertThat(text("#notice-info")).isEqualTo("Retry: retried");
         await().atMost(WAIT).until(() -> DashboardDatabase.DATABASE.status(broken).equals("awaiting_signal"));
         waitFor("#none-failed");
+    }
+
+    @Test
+    void aFailedInstanceIsRerunFromAChosenStepWithAnEditedStateAndRunsOn() {
+        long broken = failed("jammed");
+
+        open("/instance/" + broken);
+        waitFor("#rerun-step");
+        assertThat(browser().executeScript("return document.getElementById('rerun-state').value"))
+                .isEqualTo("{\"name\": \"jammed\"}");
+        browser().executeScript("document.getElementById('rerun-step').value = 'label';"
+                + " document.getElementById('rerun-state').value = '{\"name\":\"fixed\"}'");
+        click("#rerun");
+
+        waitForText("#notice-info", "Rerun: rerun");
+        await().atMost(WAIT).until(() -> DashboardDatabase.DATABASE.status(broken).equals("awaiting_signal"));
+        assertThat(durable.find(broken).orElseThrow().stateJson()).isEqualTo("{\"name\": \"fixed\"}");
+        assertThat(durable.history(broken)).filteredOn(entry -> entry.event() == HistoryEntry.Event.RERUN)
+                .singleElement().satisfies(entry -> {
+                    assertThat(entry.step()).isEqualTo("label");
+                    assertThat(entry.nextStep()).isEqualTo("label");
+                    assertThat(entry.error()).isEqualTo("rerun from step 'label' by anonymous, state edited");
+                });
+        waitForText("td[data-field='status']", "awaiting_signal");
+        assertThat(browser().executeScript("return [...document.querySelectorAll('#history li')]"
+                + ".map(item => item.dataset.event)")).isEqualTo(List.of("next", "stop", "rerun", "next", "await"));
+        screenshot("rerun");
     }
 
     @Test

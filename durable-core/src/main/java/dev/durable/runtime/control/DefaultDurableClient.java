@@ -10,6 +10,7 @@ import dev.durable.InstanceCounts;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
+import dev.durable.RerunResult;
 import dev.durable.RetryResult;
 import dev.durable.Schedule;
 import dev.durable.SignalResult;
@@ -72,6 +73,7 @@ public final class DefaultDurableClient implements DurableClient {
     private static final String NOTHING_SCHEDULED = "nothing was scheduled";
     private static final String NOTHING_CANCELLED = "nothing was cancelled";
     private static final String NOTHING_RETRIED = "nothing was retried";
+    private static final String NOTHING_RERUN = "nothing was rerun";
     /** The last error of an instance cancelled without a reason. */
     static final String NO_REASON = "cancelled";
 
@@ -432,6 +434,52 @@ public final class DefaultDurableClient implements DurableClient {
             afterCommit(() -> owners.wake(queue));
         }
         return retried.result();
+    }
+
+    @Override
+    public RerunResult rerun(long instanceId, String step, @Nullable Object state, String operator) {
+        Objects.requireNonNull(step, "step must not be null");
+        if (operator == null || operator.isBlank()) {
+            throw new IllegalArgumentException("Name the operator who reruns instance " + instanceId + "; "
+                    + NOTHING_RERUN);
+        }
+        StoredValues.checkText(operator, () -> "The operator's name", NOTHING_RERUN);
+        DurableInstance instance = queries.find(instanceId, values.codec()).orElse(null);
+        if (instance == null) {
+            return new RerunResult(instanceId, RerunResult.Rerun.REFUSED_UNKNOWN_INSTANCE, null);
+        }
+        MachineDefinition machine = machines.find(instance.machine(), instance.version()).orElseThrow(() ->
+                new IllegalStateException("Instance " + instanceId + " is of " + instance.machine() + " v"
+                        + instance.version() + ", which this node does not run; rerun it from a node that does, "
+                        + NOTHING_RERUN));
+        if (machine.step(step) == null) {
+            throw new IllegalArgumentException(machine.name() + " v" + machine.version() + " has no step '" + step
+                    + "' (its steps: " + machine.steps().keySet() + "); " + NOTHING_RERUN);
+        }
+        String json = null;
+        if (state != null) {
+            json = values.state(machine, state, () -> "The edited state of instance " + instanceId, NOTHING_RERUN);
+            List<String> dropped = values.codec().bind(json, machine.stateType()).droppedPaths();
+            if (!dropped.isEmpty()) {
+                throw new IllegalArgumentException("The edited state of instance " + instanceId + " would lose "
+                        + dropped + " when read as " + machine.stateType().getTypeName() + "; " + NOTHING_RERUN);
+            }
+        }
+        String reason = "rerun from step '" + step + "' by " + operator + (json == null ? "" : ", state edited");
+        QueryRepository.Rerun rerun;
+        try {
+            rerun = queries.rerun(instanceId, step, json, reason);
+        } catch (DuplicateKeyException e) {
+            throw new IllegalStateException("Instance " + instanceId + " cannot be rerun: another instance holds its"
+                    + " unique key now; " + NOTHING_RERUN, e);
+        }
+        String queue = rerun.queue();
+        if (queue != null) {
+            log.info("Instance {} rerun from step '{}' by {}{}", instanceId, step, operator,
+                    json == null ? "" : ", state edited");
+            afterCommit(() -> owners.wake(queue));
+        }
+        return rerun.result();
     }
 
     /** An enum constant as an observation's key value: lower case. */

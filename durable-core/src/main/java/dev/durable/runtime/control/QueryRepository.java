@@ -5,6 +5,7 @@ import dev.durable.HistoryEntry;
 import dev.durable.InstanceCounts;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
+import dev.durable.RerunResult;
 import dev.durable.RetryResult;
 import dev.durable.TransitionCount;
 import dev.durable.WaitReason;
@@ -211,6 +212,42 @@ public final class QueryRepository {
             FROM target t LEFT JOIN retried r ON r.id = t.id
             """;
 
+    // An operator's rerun of an ended instance (docs/DESIGN.md, "Operator repair"): runnable again in place at :step,
+    // attempt 0, its state replaced unless :state is null, no result, error, wait or lease left. Locked by id and
+    // judged as the lock left it, as RETRY_FAILED; a child that runs again is no longer ended for its parent. The
+    // history's entry keeps the step it had ended at, the chosen one as its next step, and the operator in its error.
+    public static final String RERUN = """
+            /* durable: rerun */
+            WITH target AS (
+                SELECT id, status, step, attempt, suspension FROM {schema}.durable_instance
+                WHERE id = :id
+                FOR NO KEY UPDATE
+            ), rerun AS (
+                UPDATE {schema}.durable_instance d
+                SET status = 'runnable', step = :step, state = coalesce(CAST(:state AS jsonb), d.state),
+                    result = NULL, attempt = 0, eligible_at = now(), last_error = NULL, suspension = NULL,
+                    awaits = NULL, awaits_set = NULL, deadline = NULL, awaits_children = NULL, lease_owner = NULL,
+                    lease_token = NULL, lease_expires_at = NULL, updated_at = now()
+                FROM target t
+                WHERE d.id = :id AND d.id = t.id AND t.status IN ('done', 'failed', 'cancelled')
+                RETURNING d.id, d.queue, d.parent_id, t.step AS ended_at, t.attempt
+            ), parent AS (
+                UPDATE {schema}.durable_instance p
+                SET children_ended = p.children_ended - 1
+                FROM rerun r
+                WHERE p.id = r.parent_id
+            ), recorded AS (
+                INSERT INTO {schema}.durable_history (instance_id, step, event, next_step, status, attempt, node, error)
+                SELECT id, ended_at, 'rerun', :step, 'runnable', attempt, :node, :reason
+                FROM rerun
+                WHERE CAST(:history AS boolean)
+            )
+            SELECT CASE WHEN t.suspension IS NOT NULL AND t.status = 'runnable' THEN 'suspended'
+                        ELSE t.status::text END AS status,
+                   r.queue
+            FROM target t LEFT JOIN rerun r ON r.id = t.id
+            """;
+
     // A bulk retry of the failed instances among :id, which the caller locked (SearchRepository.lockPage); their
     // parents count them as ended no more, and their history records the retry, as for one (RETRY_FAILED). One that
     // would take a unique key another instance holds now is skipped, not refused: of several failed instances sharing
@@ -262,6 +299,7 @@ public final class QueryRepository {
     private final String historySql;
     private final String countSql;
     private final String transitionCountsSql;
+    private final String rerunSql;
     private final String summarizeSql;
     private final String countLiveSql;
     private final String retryFailedSql;
@@ -275,6 +313,7 @@ public final class QueryRepository {
         this.historySql = planning.qualify(HISTORY);
         this.countSql = planning.qualify(COUNT);
         this.transitionCountsSql = planning.qualify(TRANSITION_COUNTS);
+        this.rerunSql = planning.qualify(RERUN);
         this.summarizeSql = planning.qualify(SUMMARIZE);
         this.countLiveSql = planning.qualify(COUNT_LIVE);
         this.retryFailedSql = planning.qualify(RETRY_FAILED);
@@ -425,6 +464,29 @@ public final class QueryRepository {
                 .optional()
                 .orElseGet(() -> new Retried(
                         new RetryResult(id, RetryResult.Retry.REFUSED_UNKNOWN_INSTANCE, null), null));
+    }
+
+    /**
+     * Runs an ended instance again from {@code step}, with {@code stateJson} unless null; refused, writing nothing, if
+     * it is missing or has not ended. The queue is null unless it was rerun.
+     *
+     * @throws org.springframework.dao.DuplicateKeyException if another instance holds its unique key now
+     */
+    Rerun rerun(long id, String step, @Nullable String stateJson, String reason) {
+        return planning.ordinary().sql(rerunSql).param("id", id).param("step", step).param("state", stateJson)
+                .param("reason", reason).param("history", history.recorded()).param("node", history.node())
+                .query((rs, i) -> {
+                    InstanceStatus before = InstanceStatus.fromLabel(rs.getString("status"));
+                    String queue = rs.getString("queue");
+                    return new Rerun(new RerunResult(id, queue == null ? RerunResult.Rerun.REFUSED_NOT_ENDED
+                            : RerunResult.Rerun.RERUN, before), queue);
+                })
+                .optional()
+                .orElseGet(() -> new Rerun(new RerunResult(id, RerunResult.Rerun.REFUSED_UNKNOWN_INSTANCE, null),
+                        null));
+    }
+
+    record Rerun(RerunResult result, @Nullable String queue) {
     }
 
     /**

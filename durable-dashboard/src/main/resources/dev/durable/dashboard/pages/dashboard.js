@@ -5,6 +5,8 @@
 const api = "api";
 let session = null;
 let refreshTimer = null;
+// Set by a page that holds a form being edited (the rerun's): it is not drawn again until the user moves on.
+let holdStill = false;
 
 function h(tag, attributes, ...children) {
     const element = document.createElement(tag);
@@ -173,6 +175,7 @@ async function failed() {
 async function instance(id) {
     const data = await read("/instances/" + id);
     const ended = ["done", "failed", "cancelled"].includes(data.status);
+    holdStill = ended && session.canWrite;
     const fields = ["machine", "version", "queue", "step", "status", "attempt", "awaits", "eligibleAt", "leaseOwner",
         "uniqueKey", "correlationKey", "partitionKey", "parentId", "createdAt", "updatedAt"];
     return [h("h2", {}, "Instance #" + data.id),
@@ -185,6 +188,7 @@ async function instance(id) {
             ended ? null : writeButton("Cancel", () => write("/instances/" + data.id + "/cancel",
                 {reason: prompt("Why cancel it?") || ""}), {id: "cancel"})),
         data.lastError ? [h("h2", {}, "Last error"), h("pre", {id: "last-error", class: "failed"}, data.lastError)] : null,
+        ended ? rerunForm(data) : null,
         h("h2", {}, "State"),
         session.showsValues ? h("pre", {id: "state"}, data.state || "–")
             : h("p", {}, "Hidden (management.endpoint.durable.show-values)."),
@@ -198,6 +202,19 @@ async function instance(id) {
         h("h2", {}, "Children"),
         data.children.length === 0 ? h("p", {}, "None.") : table(["id", "machine", "step", "status", "attempt",
             "unique key", "updated", "last error"], instanceRows(data.children, false), {id: "children"})];
+}
+
+// An operator's repair (docs/DESIGN.md, "Operator repair"): run the ended instance again from a chosen step, with the
+// state as edited here (left empty: the stored state).
+function rerunForm(data) {
+    const step = h("select", {id: "rerun-step"}, data.steps.map(name => h("option", {value: name,
+        selected: name === data.step}, name)));
+    const state = h("textarea", {id: "rerun-state", rows: 4, cols: 80,
+        placeholder: "the stored state; or write the edited state as JSON"}, data.state || "");
+    return [h("h2", {}, "Rerun"),
+        h("p", {}, "Run it again from ", step, " with the state:"), state,
+        h("p", {}, writeButton("Rerun", () => write("/instances/" + data.id + "/rerun",
+            {step: step.value, state: state.value}), {id: "rerun"}))];
 }
 
 async function deployCheck() {
@@ -295,6 +312,7 @@ const pages = [
 
 async function route(keepNotice) {
     clearTimeout(refreshTimer);
+    holdStill = false;
     const hash = location.hash || "#/";
     const found = pages.find(([pattern]) => pattern.test(hash));
     if (!found) {
@@ -311,7 +329,7 @@ async function route(keepNotice) {
     } catch (error) {
         notice("error", error.message);
     }
-    if (live) refreshTimer = setTimeout(() => route(true), session.refreshMillis);
+    if (live && !holdStill) refreshTimer = setTimeout(() => route(true), session.refreshMillis);
 }
 
 async function start() {

@@ -9,6 +9,7 @@ import dev.durable.InstanceCounts;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
+import dev.durable.RerunResult;
 import dev.durable.RetryResult;
 import dev.durable.SignalResult;
 import dev.durable.StoredSchedule;
@@ -57,7 +58,8 @@ import tools.jackson.databind.json.JsonMapper;
  *       {@code management.endpoint.durable.show-values} allows them (they may hold personal data);</li>
  *   <li>{@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: makes a failed or suspended instance
  *       runnable again; with {@code {"action":"cancel","reason":"customer withdrew"}}: cancels an unfinished instance (the
- *       reason is optional);</li>
+ *       reason is optional); with {@code {"action":"rerun","step":"ship","state":"{...}"}}: runs an ended instance
+ *       again from that step, with the edited state if given (docs/DESIGN.md, "Operator repair");</li>
  *   <li>{@code GET /actuator/durable/instances?machine=order&status=failed&limit=50}: a page of the instances the
  *       query parameters select (see {@link InstanceFilter}); {@code GET /actuator/durable/holder?uniqueKey=...}: the
  *       instance holding a unique key;</li>
@@ -86,7 +88,7 @@ import tools.jackson.databind.json.JsonMapper;
 public class DurableEndpoint {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final List<String> INSTANCE_ACTIONS = List.of("retry", "cancel");
+    private static final List<String> INSTANCE_ACTIONS = List.of("retry", "cancel", "rerun");
     /** How many history entries the read of one instance shows, oldest first. */
     static final int HISTORY_SHOWN = 1000;
     private static final List<String> QUEUE_ACTIONS = List.of("pause", "resume");
@@ -168,20 +170,67 @@ public class DurableEndpoint {
     /**
      * {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: retries a failed (or resumes a suspended)
      * instance; with
-     * {@code {"action":"cancel","reason":"..."}}: cancels an unfinished one. Answers what became of it.
+     * {@code {"action":"cancel","reason":"..."}}: cancels an unfinished one; with
+     * {@code {"action":"rerun","step":"...","state":"..."}}: reruns an ended one. Answers what became of it.
      *
-     * @throws InvalidEndpointRequestException for an action other than {@code retry} and {@code cancel}, an instance
+     * @throws InvalidEndpointRequestException for an action other than {@code retry}, {@code cancel} and
+     *                                         {@code rerun}, a bad step or state of a rerun, an instance
      *                                         that does not exist, a retry of one that is neither failed nor
      *                                         suspended or whose unique key another instance holds now, or a cancel
      *                                         of one that is done or failed
      */
     @WriteOperation
-    public OperationResponseBody act(@Selector long id, @Nullable String action, @Nullable String reason) {
+    public OperationResponseBody act(@Selector long id, @Nullable String action, @Nullable String reason,
+            @Nullable String step, @Nullable String state, SecurityContext securityContext) {
         if (action == null || !INSTANCE_ACTIONS.contains(action)) {
             throw RejectedRequestException.badRequest(action == null ? "Name the action, e.g. {\"action\":\"retry\"}"
                     : "Unknown action '" + action + "' for an instance", "actions", INSTANCE_ACTIONS);
         }
-        return action.equals("cancel") ? cancel(id, reason) : retry(id);
+        return switch (action) {
+            case "cancel" -> cancel(id, reason);
+            case "rerun" -> rerun(id, step, state, securityContext);
+            default -> retry(id);
+        };
+    }
+
+    /**
+     * An operator's rerun (docs/DESIGN.md, "Operator repair"), named in the history as the authenticated user, or as
+     * "actuator" without one.
+     */
+    private RerunDescriptor rerun(long id, @Nullable String step, @Nullable String state,
+            SecurityContext securityContext) {
+        if (step == null || step.isBlank()) {
+            throw RejectedRequestException.badRequest("Name the step to rerun from, e.g. {\"action\":\"rerun\","
+                    + "\"step\":\"ship\"} (and optionally the edited state as JSON text, \"state\":\"{...}\")");
+        }
+        JsonNode edited = null;
+        if (state != null) {
+            try {
+                edited = JSON.readTree(state);
+            } catch (JacksonException e) {
+                throw RejectedRequestException.badRequest("The state is not JSON text (" + e.getOriginalMessage()
+                        + "); write it as a string holding JSON, e.g. \"state\":\"{\\\"sku\\\":\\\"A-1\\\"}\"");
+            }
+        }
+        String operator = securityContext.getPrincipal() == null ? "actuator"
+                : securityContext.getPrincipal().getName();
+        RerunResult result;
+        try {
+            result = engine.client().rerun(id, step, edited, operator);
+        } catch (IllegalArgumentException e) {
+            throw RejectedRequestException.badRequest(String.valueOf(e.getMessage()));
+        } catch (IllegalStateException e) {
+            throw RejectedRequestException.conflict(String.valueOf(e.getMessage()));
+        }
+        switch (result.outcome()) {
+            case REFUSED_UNKNOWN_INSTANCE -> throw RejectedRequestException.notFound("No instance " + id);
+            case REFUSED_NOT_ENDED -> throw RejectedRequestException.conflict("Instance " + id + " is "
+                    + result.status() + "; only an ended instance (done, failed or cancelled) can be rerun");
+            default -> {
+                return new RerunDescriptor(id, result.outcome().label(), String.valueOf(result.status()), step,
+                        operator);
+            }
+        }
     }
 
     private CancelDescriptor cancel(long id, @Nullable String reason) {
@@ -705,5 +754,17 @@ public class DurableEndpoint {
      *                      {@code suspended}, or {@code cancelled}
      */
     public record CancelDescriptor(long id, String result, String statusBefore) implements OperationResponseBody {
+    }
+
+    /**
+     * What an operator's rerun of one instance did.
+     *
+     * @param result       {@code rerun}
+     * @param statusBefore the status it had ended in: {@code done}, {@code failed} or {@code cancelled}
+     * @param step         the step it runs again from
+     * @param operator     who reran it, as its history names them
+     */
+    public record RerunDescriptor(long id, String result, String statusBefore, String step, String operator)
+            implements OperationResponseBody {
     }
 }

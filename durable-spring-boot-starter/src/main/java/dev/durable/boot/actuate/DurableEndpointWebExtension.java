@@ -92,8 +92,9 @@ public class DurableEndpointWebExtension {
     }
 
     /**
-     * {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}} or
-     * {@code {"action":"cancel","reason":"..."}}; {@code POST /actuator/durable/instances} with
+     * {@code POST /actuator/durable/{id}} with {@code {"action":"retry"}},
+     * {@code {"action":"cancel","reason":"..."}} or {@code {"action":"rerun","step":"ship","state":"{...}"}};
+     * {@code POST /actuator/durable/instances} with
      * {@code {"action":"retry"|"cancel","filter":"machine=order&status=failed","reason":"..."}};
      * {@code POST /actuator/durable/holder} with {@code {"uniqueKey":"order:42","action":"cancel","reason":"..."}}
      * or {@code {"uniqueKey":"order:42","action":"signal","signal":"payment","payload":"{\"amountCents\":2599}",
@@ -103,7 +104,8 @@ public class DurableEndpointWebExtension {
     @WriteOperation
     public WebEndpointResponse<Object> act(@Selector String id, @Nullable String action, @Nullable String reason,
             @Nullable String filter, @Nullable String uniqueKey, @Nullable String signal, @Nullable String payload,
-            @Nullable String dedupKey) {
+            @Nullable String dedupKey, @Nullable String step, @Nullable String state,
+            SecurityContext securityContext) {
         return switch (id) {
             case INSTANCES -> answer(() -> {
                 if (filter == null) {
@@ -114,7 +116,8 @@ public class DurableEndpointWebExtension {
                 return delegate.bulk(action, InstanceFilter.parse(filter), reason);
             });
             case HOLDER -> answer(() -> delegate.actOnHolder(uniqueKey, action, reason, signal, payload, dedupKey));
-            default -> withId(id, instance -> answer(() -> delegate.act(instance, action, reason)));
+            default -> withId(id, instance -> answer(() -> delegate.act(instance, action, reason, step, state,
+                    securityContext)));
         };
     }
 

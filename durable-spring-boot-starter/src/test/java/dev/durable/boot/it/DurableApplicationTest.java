@@ -266,7 +266,7 @@ class DurableApplicationTest extends IntegrationTest {
         Http.Response unknownAction = http.post("/actuator/durable/" + id, "{\"action\":\"restart\"}");
         assertThat(unknownAction.status()).isEqualTo(400);
         assertThat(unknownAction.json().path("error").asString()).isEqualTo("Unknown action 'restart' for an instance");
-        assertThat(strings(unknownAction.json().path("actions"))).containsExactly("retry", "cancel");
+        assertThat(strings(unknownAction.json().path("actions"))).containsExactly("retry", "cancel", "rerun");
 
         Http.Response noAction = http.post("/actuator/durable/" + id, "{}");
         assertThat(noAction.status()).isEqualTo(400);
@@ -336,6 +336,41 @@ class DurableApplicationTest extends IntegrationTest {
         Http.Response unknown = http.post("/actuator/durable/999999", "{\"action\":\"retry\"}");
         assertThat(unknown.status()).isEqualTo(404);
         assertThat(unknown.json().path("error").asString()).isEqualTo("No instance 999999");
+    }
+
+    /** An operator's rerun through the endpoint (docs/DESIGN.md, "Operator repair"), and its refusals. */
+    @Test
+    void anEndedInstanceIsRerunFromAStepWithAnEditedStateThroughTheEndpoint() throws Exception {
+        long id = durable.start(Workflow.class, new Workflow.State("stop-ann", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(id));
+        durable.signal(id, "go", null).orThrow();
+        await().atMost(Duration.ofSeconds(20)).until(() -> terminal(id));
+        Http http = new Http(port);
+        int entries = durable.history(id).size();
+
+        Http.Response unknownStep = http.post("/actuator/durable/" + id, "{\"action\":\"rerun\",\"step\":\"fly\"}");
+        assertThat(unknownStep.status()).isEqualTo(400);
+        assertThat(unknownStep.json().path("error").asString()).startsWith("workflow v1 has no step 'fly'");
+        Http.Response notJson = http.post("/actuator/durable/" + id,
+                "{\"action\":\"rerun\",\"step\":\"finish\",\"state\":\"{name\"}");
+        assertThat(notJson.status()).isEqualTo(400);
+        assertThat(notJson.json().path("error").asString()).startsWith("The state is not JSON text");
+        assertThat(durable.history(id)).hasSize(entries);
+        assertThat(TestDatabase.status(id)).isEqualTo("failed");
+
+        Http.Response rerun = http.post("/actuator/durable/" + id, "{\"action\":\"rerun\",\"step\":\"finish\","
+                + "\"state\":\"{\\\"name\\\":\\\"ann\\\",\\\"count\\\":5}\"}");
+
+        assertThat(rerun.status()).isEqualTo(200);
+        assertThat(rerun.json().path("result").asString()).isEqualTo("rerun");
+        assertThat(rerun.json().path("statusBefore").asString()).isEqualTo("failed");
+        assertThat(rerun.json().path("operator").asString()).isEqualTo("actuator");
+        await().atMost(Duration.ofSeconds(20)).until(() -> TestDatabase.status(id).equals("done"));
+        assertThat(durable.find(id).orElseThrow().resultJson()).contains("bye ann").contains("5");
+        assertThat(durable.history(id).get(entries).error())
+                .isEqualTo("rerun from step 'finish' by actuator, state edited");
+        Http.Response again = http.post("/actuator/durable/" + id, "{\"action\":\"cancel\"}");
+        assertThat(again.status()).isEqualTo(409);
     }
 
     @Test
