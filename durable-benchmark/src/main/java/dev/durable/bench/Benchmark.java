@@ -107,6 +107,9 @@ public final class Benchmark {
      * is durable's own: the observations made, started, scoped and stopped.
      */
     private static final String OBSERVATIONS = System.getProperty("bench.observations", "off");
+    /** How every scenario's engines hear of work from other nodes; (l) measures both whatever this says. */
+    private static final WakeUps WAKE_UPS = WakeUps.valueOf(
+            System.getProperty("bench.wakeUps", "listen").toUpperCase(Locale.ROOT));
     private static final int TIMERS = Integer.getInteger("bench.timers", 1_000);
     private static final int RETENTION_ROWS = Integer.getInteger("bench.retentionRows", 1_000_000);
     private static final int FAN_OUT = Integer.getInteger("bench.fanOut", 10_000);
@@ -1469,6 +1472,7 @@ public final class Benchmark {
         EngineSettings.Builder settings = EngineSettings.builder()
                 .nodeName("bench")
                 .schema(SCHEMA)
+                .wakeUps(WAKE_UPS)
                 .virtualThreads(Runtime.version().feature() >= 21);
         return DurableEngine.builder(dataSource, machines)
                 .settings(adjust.apply(settings).build())
