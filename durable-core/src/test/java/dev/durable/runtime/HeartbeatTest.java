@@ -46,11 +46,12 @@ class HeartbeatTest {
         MachineDefinition machine = MachineDefinition.builder("long-step", 1, Nothing.class)
                 .step("crunch", (state, ctx) -> {
                     attempts.add(ctx.attempt());
-                    Thread.sleep(9_500); // the work: over three leases (3 s each); the reaper runs every 500 ms
+                    Thread.sleep(4_750); // the work: over three leases (1.5 s each); the reaper runs every 500 ms
                     return Outcome.done();
                 })
                 .build();
-        DurableEngine engine = engines.start(machine);
+        DurableEngine engine = engines.start("test-node", settings -> settings.leaseTtl(Duration.ofMillis(1500))
+                .heartbeatInterval(Duration.ofMillis(500)), machine);
         long id = engine.client().start("long-step", new Nothing()).id();
 
         await().atMost(Duration.ofSeconds(30)).until(() -> TestDatabase.status(id).equals("done"));

@@ -80,8 +80,8 @@ class LocalStartTest {
                         .build())
                 .build();
         engine.start();
-        // Settled: the poller's first pick (of nothing) is done.
-        await().atMost(Duration.ofSeconds(10)).until(() -> picks() > 0);
+        // Settled: the poller's first pick (of nothing) is done, and what its start woke has looked too.
+        await().pollDelay(Duration.ofMillis(100)).atMost(Duration.ofSeconds(10)).until(() -> picks() > 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> engine.queues().get("default").claims() == 0);
         counting.reset();
         return engine;

@@ -31,9 +31,9 @@ class NodeRestartTest {
 
     private final List<Integer> attempts = new CopyOnWriteArrayList<>();
 
-    /** Lease one minute, heartbeat one second: a claim of a dead start looks stale after two seconds. */
+    /** Lease one minute, heartbeat 300 ms: a claim of a dead start looks stale after 600 ms. */
     private static UnaryOperator<EngineSettings.Builder> longLease() {
-        return settings -> settings.leaseTtl(Duration.ofSeconds(60)).heartbeatInterval(Duration.ofSeconds(1));
+        return settings -> settings.leaseTtl(Duration.ofSeconds(60)).heartbeatInterval(Duration.ofMillis(300));
     }
 
     @Test
@@ -45,7 +45,7 @@ class NodeRestartTest {
         long id = engines.clientOnly(machine).start(CrashNode.MACHINE, null).id();
         TestPostgres postgres = TestPostgres.get();
         try (ChildJvm firstStart = ChildJvm.start(CrashNode.class, postgres.jdbcUrl(), postgres.username(),
-                postgres.password(), "phoenix", "60000", "1000")) {
+                postgres.password(), "phoenix", "60000", "300")) {
             firstStart.awaitLineStartingWith("STARTED " + id, Duration.ofSeconds(60));
             firstStart.kill();
         }
@@ -78,8 +78,8 @@ class NodeRestartTest {
 
         DurableEngine second = engines.start("twin", longLease(), machine);
 
-        // Well past the two heartbeats after which a dead start's claim would be released.
-        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5))
+        // Well past the two heartbeats after which a dead start's claim would be released (five of them).
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
                 .until(() -> TestDatabase.row(id).get("lease_token").equals(token));
         assertThat(second.stats().reaped()).isZero();
         finish.countDown();

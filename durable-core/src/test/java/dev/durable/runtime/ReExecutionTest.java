@@ -150,7 +150,7 @@ class ReExecutionTest {
 
         TestPostgres postgres = TestPostgres.get();
         try (ChildJvm node = ChildJvm.start(CrashNode.class, postgres.jdbcUrl(), postgres.username(),
-                postgres.password(), "doomed", "3000", "1000")) {
+                postgres.password(), "doomed", "1000", "300")) {
             assertThat(node.awaitLineStartingWith("STARTED", Duration.ofSeconds(60))).isEqualTo("STARTED " + id + " 0");
             node.kill();
         }

@@ -384,7 +384,7 @@ class RetryByPolicyTest {
         long id = engines.clientOnly(survivor).start(CrashNode.MACHINE, null).id();
         TestPostgres postgres = TestPostgres.get();
         try (ChildJvm node = ChildJvm.start(CrashNode.class, postgres.jdbcUrl(), postgres.username(),
-                postgres.password(), "doomed", "3000", "1000")) {
+                postgres.password(), "doomed", "1000", "300")) {
             assertThat(node.awaitLineStartingWith("STARTED", Duration.ofSeconds(60))).isEqualTo("STARTED " + id + " 0");
             node.kill();
         }

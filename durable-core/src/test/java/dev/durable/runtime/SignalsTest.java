@@ -74,7 +74,8 @@ class SignalsTest {
                     return Outcome.await("go", state); // never satisfied
                 })
                 .build();
-        DurableEngine engine = engines.start(machine);
+        DurableEngine engine = engines.start("test-node", settings -> settings.pollInterval(Duration.ofMillis(100))
+                .idlePollInterval(Duration.ofMillis(100)), machine);
         long id = engine.client().start("stubborn", new Order(1)).id();
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals("awaiting_signal"));
 
@@ -83,7 +84,7 @@ class SignalsTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 2
                 && TestDatabase.status(id).equals("awaiting_signal"));
         // Ten poll intervals later it still sits parked, run exactly twice.
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
                 .until(() -> runs.get() == 2 && TestDatabase.status(id).equals("awaiting_signal"));
         assertThat(awaitedSeen).containsExactly(List.of(), List.of("go"));
         assertThat(TestDatabase.signals(id)).hasSize(1); // await consumes nothing

@@ -76,15 +76,16 @@ class StepLifecycleTest {
                 }, Duration.ofMillis(300))
                 .retryPolicy(RetryPolicy.none()) // the timeout fails the zombie's instance, not a retry of it
                 .build();
-        DurableEngine engine = engines.start("zombie-node",
-                settings -> settings.queue("default", QueueSettings.concurrency(1)), machine);
+        DurableEngine engine = engines.start("zombie-node", settings -> settings.queue("default",
+                QueueSettings.concurrency(1)).leaseTtl(Duration.ofMillis(1500)).heartbeatInterval(Duration.ofMillis(500)),
+                machine);
         long zombie = engine.client().start("stubborn", new Job(1)).id();
         await().atMost(Duration.ofSeconds(10)).until(() -> engine.zombies() == 1);
         long waiting = engine.client().start("stubborn", new Job(2)).id();
 
-        // Timeout 300 ms + zombie grace 1 s passed; now the slot stays taken and the lease stays held.
+        // Timeout 300 ms + zombie grace 1 s passed; now the slot stays taken and the lease (1.5 s) stays held.
         assertThat(engine.stats().zombiesDetected()).isEqualTo(1);
-        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5))
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> TestDatabase.status(zombie).equals("executing")
                         && TestDatabase.status(waiting).equals("runnable"));
         assertThat(engine.queues().get("default").claims()).isEqualTo(1);
@@ -181,9 +182,9 @@ class StepLifecycleTest {
             List<Long> ids = List.of(1, 2, 3).stream()
                     .map(n -> engine.client().start("heard", new Job(n)).id()).toList();
 
-            await().atMost(Duration.ofSeconds(15))
-                    .until(() -> ids.stream().allMatch(id -> TestDatabase.status(id).equals("done")));
-            assertThat(engine.queues().get("default").claims()).isZero();
+            // A claim ends just after its outcome commits.
+            await().atMost(Duration.ofSeconds(15)).until(() -> ids.stream().allMatch(id -> TestDatabase.status(id)
+                    .equals("done")) && engine.queues().get("default").claims() == 0);
         }
     }
 }

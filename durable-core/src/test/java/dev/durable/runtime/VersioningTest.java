@@ -14,7 +14,6 @@ import dev.durable.testing.TestDatabase;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -58,11 +57,12 @@ class VersioningTest {
         long newer = newerDeploy.start("cart", new Cart(1)).id();
         long older = newerDeploy.start("cart", new Cart(2), StartOptions.defaults().version(1)).id();
 
-        DurableEngine oldNode = engines.start("old-node", UnaryOperator.identity(), version(1, "v1"));
+        DurableEngine oldNode = engines.start("old-node", settings -> settings.pollInterval(Duration.ofMillis(100))
+                .idlePollInterval(Duration.ofMillis(100)), version(1, "v1"));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(older).equals("done"));
-        // Many poll intervals later, the v2 row is still untouched.
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+        // Ten poll intervals later, the v2 row is still untouched.
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
                 .until(() -> TestDatabase.status(newer).equals("runnable"));
         assertThat(TestDatabase.row(newer)).containsEntry("attempt", 0).containsEntry("lease_token", null);
         assertThat(oldNode.stats().picked()).isEqualTo(1);

@@ -38,14 +38,19 @@ public final class TestDatabase {
         return DATABASE.jdbc();
     }
 
-    /** Empties durable's tables and the tables tests create for their own bookkeeping. */
-    public static void clean() {
-        DATABASE.clean();
-        jdbc().execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".test_effect (id bigserial PRIMARY KEY,"
-                + " instance_id bigint, label text, started_at timestamptz, ended_at timestamptz)");
-        jdbc().execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".test_counter (name text PRIMARY KEY,"
-                + " value int NOT NULL)");
-        jdbc().execute("TRUNCATE " + SCHEMA + ".test_effect, " + SCHEMA + ".test_counter RESTART IDENTITY");
+    /** Whether this JVM created the tables tests keep their bookkeeping in (after the schema's migration). */
+    private static boolean bookkeepingCreated;
+
+    /** Empties durable's tables and the tables tests create for their own bookkeeping, in one statement. */
+    public static synchronized void clean() {
+        if (!bookkeepingCreated) {
+            jdbc().execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".test_effect (id bigserial PRIMARY KEY,"
+                    + " instance_id bigint, label text, started_at timestamptz, ended_at timestamptz)");
+            jdbc().execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".test_counter (name text PRIMARY KEY,"
+                    + " value int NOT NULL)");
+            bookkeepingCreated = true;
+        }
+        DATABASE.clean(List.of("test_effect", "test_counter"));
     }
 
     /** The stored row of one instance, every column, as PostgreSQL text where it is not a plain value. */

@@ -38,8 +38,11 @@ public final class WakeUpListener {
     public static final String NAME = "durable-wake-ups";
 
     private static final Logger log = LoggerFactory.getLogger(WakeUpListener.class);
-    /** How long one wait for notifications blocks before the thread looks whether the node stops. */
-    static final int WAIT_MILLIS = 500;
+    /**
+     * How long one wait for notifications blocks before the thread looks whether the node stops: a stop waits for the
+     * wait under way (an interrupt does not cut the driver's read short). The wait reads the socket and sends nothing.
+     */
+    static final int WAIT_MILLIS = 100;
     /** After this long without a notification the connection is checked: a network can die silently. */
     static final Duration CHECK_AFTER_SILENCE = Duration.ofSeconds(30);
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
