@@ -25,10 +25,17 @@ import org.jspecify.annotations.Nullable;
  * @param error           the failure behind a retry, a stop's or cancel's reason, why a claim ended without an outcome,
  *                        why the instance was suspended
  * @param signalsConsumed the ids of the signals a {@code next} consumed
+ * @param patch           what the transition changed of the state, as an RFC 6902 JSON Patch from the state it found
+ *                        (after the upcast, if any) to the one it wrote; {@code null} when it changed nothing, or when
+ *                        its node recorded no patches (docs/DESIGN.md, "History")
+ * @param upcastPatch     what the upcast the step ran after changed: the patch from the state as the older version
+ *                        stored it to the upcast one, applied before {@code patch}; {@code null} without an upcast, or
+ *                        when it changed nothing (docs/DESIGN.md, "Upcasting")
  */
 public record HistoryEntry(long id, long instanceId, String step, Event event, @Nullable String nextStep,
         InstanceStatus status, int attempt, @Nullable String node, @Nullable Long leaseToken, Instant at,
-        @Nullable Duration duration, @Nullable String error, List<Long> signalsConsumed) {
+        @Nullable Duration duration, @Nullable String error, List<Long> signalsConsumed, @Nullable StatePatch patch,
+        @Nullable StatePatch upcastPatch) {
 
     public HistoryEntry {
         signalsConsumed = List.copyOf(signalsConsumed);

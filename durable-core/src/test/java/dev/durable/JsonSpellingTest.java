@@ -52,9 +52,13 @@ class JsonSpellingTest {
                 SignalResult.Delivery.REFUSED_NO_KEY_HOLDER, false))).path("delivery").asString())
                 .isEqualTo("refused_no_key_holder");
         HistoryEntry entry = new HistoryEntry(1, 2, "ship", HistoryEntry.Event.RETRY_FAILED, null,
-                InstanceStatus.RUNNABLE, 0, "node-1", null, Instant.EPOCH, null, null, List.of());
+                InstanceStatus.RUNNABLE, 0, "node-1", null, Instant.EPOCH, null, null, List.of(),
+                StatePatch.parse("[{\"op\":\"replace\",\"path\":\"/totalCents\",\"value\":1250}]"), null);
         JsonNode written = json.readTree(json.writeValueAsString(entry));
         assertThat(written.path("event").asString()).isEqualTo("retry_failed");
+        // A patch is written as its RFC 6902 array.
+        assertThat(written.path("patch").toString())
+                .isEqualTo("[{\"op\":\"replace\",\"path\":\"/totalCents\",\"value\":1250}]");
         assertThat(written.path("status").asString()).isEqualTo("runnable");
         assertThat(json.readValue(json.writeValueAsString(entry), HistoryEntry.class)).isEqualTo(entry);
     }

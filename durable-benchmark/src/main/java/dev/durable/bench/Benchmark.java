@@ -16,6 +16,7 @@ import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
 import dev.durable.runtime.StepEvent;
 import dev.durable.runtime.WakeUps;
+import dev.durable.runtime.step.StatePatches;
 import dev.durable.test.postgres.TestPostgres;
 import io.micrometer.observation.ObservationRegistry;
 import java.lang.management.ManagementFactory;
@@ -46,6 +47,10 @@ import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The benchmark of {@code docs/PERFORMANCE.md}. Each figure is printed on its own line:
@@ -68,7 +73,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (p) (a) with a million pending timers and await deadlines in the table, and the node's heap growth with them;
  * (t) timer accuracy: 1,000 timers due at random instants over a minute, how late each fires, at the default poll
  * interval and at 100 ms; (r) (a) while another node's retention deletes a million expired instances, each with its
- * history; (h) (a) and (b) with history on and off; (k) a step starting 10,000 children and its join;
+ * history; (h) (a) and (b) with history on and off, (a) and a chain that changes its state with the history's patches
+ * on and off, and one patch computed in Java and in PostgreSQL; (k) a step starting 10,000 children and its join;
  * (s, not in {@code all}) the baseline from 4 to 80 threads, to see where it saturates;
  * (v) what is in flight, the deploy check and the live counts over a million in-flight instances: their time, with
  * more groups and with fewer instances, (a) while another node checks the deploy over and over, and (a) with and without the index
@@ -1015,12 +1021,22 @@ public final class Benchmark {
 
     /** Steps per second of CHAIN_INSTANCES ten-step chains. */
     private double chainThroughput(boolean inline, UnaryOperator<EngineSettings.Builder> adjust) throws Exception {
+        return chainThroughput(inline, false, adjust);
+    }
+
+    /**
+     * Steps per second of CHAIN_INSTANCES ten-step chains; with {@code changing}, each step but the last writes a
+     * state that differs from the one it ran on (its index raised), so each records a patch when patches are on.
+     */
+    private double chainThroughput(boolean inline, boolean changing, UnaryOperator<EngineSettings.Builder> adjust)
+            throws Exception {
         clean();
         MachineDefinition.Builder<Sample> chain = MachineDefinition.builder("chain", 1, Sample.class)
                 .initialStep("s0");
         for (int step = 0; step < 10; step++) {
             String next = "s" + (step + 1);
             chain.step("s" + step, step == 9 ? (state, ctx) -> Outcome.done()
+                    : changing ? (state, ctx) -> Outcome.next(next, new Sample(state.index() + 1))
                     : (state, ctx) -> Outcome.next(next, state));
         }
         CountingListener applied = new CountingListener();
@@ -1045,26 +1061,51 @@ public final class Benchmark {
 
     /**
      * (h) The price of the history: (a) and (b, not inline) with history on and off, interleaved round by round; the
-     * ratios of each round's two figures, as medians.
+     * ratios of each round's two figures, as medians. And the price of its patches (docs/DESIGN.md, "History"): (a)
+     * with history and patches (the default) and with history without patches; a ten-step chain whose every step
+     * changes the state, with and without patches; and what one patch costs to compute, in Java and in PostgreSQL.
      */
     private void historyCost() throws Exception {
+        patchComputation();
         double[] oneStepOn = new double[ROUNDS];
         double[] oneStepOff = new double[ROUNDS];
         double[] oneStepRatio = new double[ROUNDS];
+        double[] oneStepNoPatches = new double[ROUNDS];
+        double[] oneStepPatchRatio = new double[ROUNDS];
         double[] chainOn = new double[ROUNDS];
         double[] chainOff = new double[ROUNDS];
         double[] chainRatio = new double[ROUNDS];
+        double[] changingOn = new double[ROUNDS];
+        double[] changingNoPatches = new double[ROUNDS];
+        double[] changingRatio = new double[ROUNDS];
         UnaryOperator<EngineSettings.Builder> off = settings -> settings.history(false);
+        UnaryOperator<EngineSettings.Builder> noPatches = settings -> settings.historyPatchMaxBytes(0);
         for (int round = 0; round < ROUNDS; round++) {
             oneStepOff[round] = drain("h (a, history off)", N, i -> StartOptions.defaults(), true, QUEUE, off);
+            oneStepNoPatches[round] = drain("h (a, history on, no patches)", N, i -> StartOptions.defaults(), true,
+                    QUEUE, noPatches);
             oneStepOn[round] = drain("h (a, history on)", N, i -> StartOptions.defaults(), true, QUEUE,
                     UnaryOperator.identity());
             oneStepRatio[round] = oneStepOn[round] / oneStepOff[round];
+            oneStepPatchRatio[round] = oneStepOn[round] / oneStepNoPatches[round];
             chainOff[round] = chainThroughput(false, off);
             chainOn[round] = chainThroughput(false, UnaryOperator.identity());
             chainRatio[round] = chainOn[round] / chainOff[round];
+            changingNoPatches[round] = chainThroughput(false, true, noPatches);
+            changingOn[round] = chainThroughput(false, true, UnaryOperator.identity());
+            changingRatio[round] = changingOn[round] / changingNoPatches[round];
         }
         clean();
+        report("h.one_step_history_no_patches", median(oneStepNoPatches), "instances/s",
+                "all=" + Arrays.toString(round(oneStepNoPatches)));
+        report("h.one_step_ratio_patches_to_no_patches", median(oneStepPatchRatio), "x", "median_of=" + ROUNDS
+                + " ratios=" + twoDecimals(oneStepPatchRatio));
+        report("h.changing_chain_patches", median(changingOn), "steps/s",
+                "all=" + Arrays.toString(round(changingOn)));
+        report("h.changing_chain_no_patches", median(changingNoPatches), "steps/s",
+                "all=" + Arrays.toString(round(changingNoPatches)));
+        report("h.changing_chain_ratio_patches_to_no_patches", median(changingRatio), "x", "median_of=" + ROUNDS
+                + " ratios=" + twoDecimals(changingRatio));
         report("h.one_step_history_on", median(oneStepOn), "instances/s", "all=" + Arrays.toString(round(oneStepOn)));
         report("h.one_step_history_off", median(oneStepOff), "instances/s",
                 "all=" + Arrays.toString(round(oneStepOff)));
@@ -1074,6 +1115,143 @@ public final class Benchmark {
         report("h.chain_history_off", median(chainOff), "steps/s", "all=" + Arrays.toString(round(chainOff)));
         report("h.chain_ratio_on_to_off", median(chainRatio), "x", "median_of=" + ROUNDS + " ratios="
                 + twoDecimals(chainRatio));
+    }
+
+    /** A typical state of an order: a customer, an address, five lines, notes. */
+    private static ObjectNode typicalOrder(int seed) {
+        ObjectNode order = JsonNodeFactory.instance.objectNode().put("id", "order-" + seed)
+                .put("customer", "Ada Lovelace").put("status", "reserved").put("totalCents", 12_990 + seed);
+        order.putObject("address").put("street", "12 St James's Square").put("city", "London")
+                .put("postcode", "SW1Y 4JH").put("country", "GB");
+        ArrayNode lines = order.putArray("lines");
+        for (int k = 0; k < 5; k++) {
+            lines.addObject().put("sku", "SKU-" + (1000 + k)).put("quantity", 1 + k % 3).put("priceCents", 2_598);
+        }
+        order.putObject("notes").put("gift", "yes").put("delivery", "leave with the neighbour");
+        return order;
+    }
+
+    /**
+     * What one patch costs to compute, for a typical state (an order of about 600 bytes whose step changes its status
+     * and one line's quantity, adds a line and drops a note): in Java, as the engine computes it on the step's thread
+     * (both states parsed, walked, the patch written), and in PostgreSQL, by a PL/pgSQL function of the same walk over
+     * the two jsonb values, its server time per patch less that of the same statement without the function; and what a
+     * step that changes nothing costs in Java (the equality walk that finds no change).
+     */
+    private void patchComputation() {
+        int n = 20_000;
+        JsonMapper mapper = JsonMapper.builder().build();
+        List<String> before = new ArrayList<>(n);
+        List<String> after = new ArrayList<>(n);
+        for (int k = 0; k < n; k++) {
+            ObjectNode order = typicalOrder(k);
+            before.add(mapper.writeValueAsString(order));
+            ObjectNode changed = order.deepCopy();
+            changed.put("status", "paid");
+            ((ObjectNode) changed.get("lines").get(2)).put("quantity", 7);
+            ((ArrayNode) changed.get("lines")).addObject().put("sku", "SKU-2000").put("quantity", 1)
+                    .put("priceCents", 499);
+            ((ObjectNode) changed.get("notes")).remove("gift");
+            after.add(mapper.writeValueAsString(changed));
+        }
+        // The stored side comes from jsonb, in its key order and spacing, as the pick reads it.
+        jdbc.execute("DROP TABLE IF EXISTS " + SCHEMA + ".bench_patch");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".bench_patch (id int PRIMARY KEY, a jsonb NOT NULL,"
+                + " b jsonb NOT NULL)");
+        jdbc.batchUpdate("INSERT INTO " + SCHEMA + ".bench_patch VALUES (?, ?::jsonb, ?::jsonb)",
+                IntStream.range(0, n).mapToObj(k -> new Object[] {k, before.get(k), after.get(k)}).toList());
+        List<String> stored = jdbc.queryForList("SELECT a::text FROM " + SCHEMA + ".bench_patch ORDER BY id",
+                String.class);
+        StatePatches patches = new StatePatches(EngineSettings.DEFAULT_HISTORY_PATCH_MAX_BYTES);
+        long bytes = 0;
+        for (int pass = 0; pass < 3; pass++) { // the first two warm up
+            bytes = 0;
+            long begin = System.nanoTime();
+            for (int k = 0; k < n; k++) {
+                bytes += patches.between(stored.get(k), after.get(k)).length();
+            }
+            double micros = (System.nanoTime() - begin) / 1e3 / n;
+            long same = System.nanoTime();
+            for (int k = 0; k < n; k++) {
+                if (patches.between(stored.get(k), before.get(k)) != null) {
+                    throw new IllegalStateException("an unchanged state gave a patch");
+                }
+            }
+            double unchanged = (System.nanoTime() - same) / 1e3 / n;
+            if (pass == 2) {
+                report("h.patch_java", micros, "us/patch", "n=" + n + " state_bytes=" + before.get(0).length()
+                        + " patch_bytes=" + bytes / n + " thread=1");
+                report("h.patch_java_unchanged", unchanged, "us/step", "n=" + n + " (the walk that finds no change)");
+            }
+        }
+        jdbc.execute("""
+                CREATE OR REPLACE FUNCTION %s.bench_json_patch(a jsonb, b jsonb, path text DEFAULT '')
+                RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+                DECLARE
+                    ops jsonb := '[]';
+                    k text;
+                    v jsonb;
+                    n int;
+                    m int;
+                BEGIN
+                    IF a = b THEN
+                        RETURN ops;
+                    END IF;
+                    IF jsonb_typeof(a) = 'object' AND jsonb_typeof(b) = 'object' THEN
+                        FOR k, v IN SELECT * FROM jsonb_each(a) LOOP
+                            IF b ? k THEN
+                                ops := ops || %s.bench_json_patch(v, b -> k,
+                                    path || '/' || replace(replace(k, '~', '~0'), '/', '~1'));
+                            ELSE
+                                ops := ops || jsonb_build_object('op', 'remove',
+                                    'path', path || '/' || replace(replace(k, '~', '~0'), '/', '~1'));
+                            END IF;
+                        END LOOP;
+                        FOR k, v IN SELECT * FROM jsonb_each(b) LOOP
+                            IF NOT a ? k THEN
+                                ops := ops || jsonb_build_array(jsonb_build_object('op', 'add',
+                                    'path', path || '/' || replace(replace(k, '~', '~0'), '/', '~1'), 'value', v));
+                            END IF;
+                        END LOOP;
+                        RETURN ops;
+                    END IF;
+                    IF jsonb_typeof(a) = 'array' AND jsonb_typeof(b) = 'array' THEN
+                        n := jsonb_array_length(a);
+                        m := jsonb_array_length(b);
+                        FOR i IN 0 .. least(n, m) - 1 LOOP
+                            ops := ops || %s.bench_json_patch(a -> i, b -> i, path || '/' || i);
+                        END LOOP;
+                        FOR i IN REVERSE n - 1 .. m LOOP
+                            ops := ops || jsonb_build_object('op', 'remove', 'path', path || '/' || i);
+                        END LOOP;
+                        FOR i IN n .. m - 1 LOOP
+                            ops := ops || jsonb_build_array(jsonb_build_object('op', 'add', 'path', path || '/' || i,
+                                'value', b -> i));
+                        END LOOP;
+                        RETURN ops;
+                    END IF;
+                    RETURN jsonb_build_array(jsonb_build_object('op', 'replace', 'path', path, 'value', b));
+                END
+                $$
+                """.formatted(SCHEMA, SCHEMA, SCHEMA));
+        String withFunction = "SELECT sum(length(" + SCHEMA + ".bench_json_patch(a, b)::text)) FROM " + SCHEMA
+                + ".bench_patch";
+        String without = "SELECT sum(length(b::text)) FROM " + SCHEMA + ".bench_patch";
+        double functionMicros = 0;
+        double baseMicros = 0;
+        long postgresBytes = 0;
+        for (int pass = 0; pass < 3; pass++) {
+            long begin = System.nanoTime();
+            postgresBytes = jdbc.queryForObject(withFunction, Long.class);
+            functionMicros = (System.nanoTime() - begin) / 1e3 / n;
+            begin = System.nanoTime();
+            jdbc.queryForObject(without, Long.class);
+            baseMicros = (System.nanoTime() - begin) / 1e3 / n;
+        }
+        report("h.patch_postgres", functionMicros - baseMicros, "us/patch", "n=" + n + " patch_bytes="
+                + postgresBytes / n + String.format(Locale.ROOT, " statement_us_per_row=%.2f baseline_us_per_row=%.2f",
+                functionMicros, baseMicros) + " (PL/pgSQL, one backend)");
+        jdbc.execute("DROP TABLE " + SCHEMA + ".bench_patch");
     }
 
     // ------------------------------------------------------------------ (k)

@@ -167,8 +167,9 @@ public final class DurableEngine implements AutoCloseable {
                 lifecycle, events, new Committer.Settings(settings.outcomeRetryTimeout(), settings.leaseTtl(),
                         settings.maxRetryBackoff(), settings.batchWindow(), settings.queues().values().stream()
                                 .mapToInt(QueueSettings::batchSize).max().orElse(Integer.MAX_VALUE)));
-        StepRunner runner = new StepRunner(machines, builder.codec, values, settings.lossyState(),
-                settings.stepTimeout(), settings.retryPolicy(), parentId -> queries.children(parentId, builder.codec));
+        StepRunner runner = new StepRunner(machines, builder.codec, values, settings.lossyState(), settings.stepTimeout(),
+                settings.retryPolicy(), settings.history() ? settings.historyPatchMaxBytes() : 0,
+                parentId -> queries.children(parentId, builder.codec));
         this.executor = new StepExecutor(runner, committer, claims, events, stepThreads, timer,
                 settings.zombieGracePeriod(), settings.inlineNextSteps(), builder.observations);
         this.dataSource = builder.dataSource;

@@ -37,6 +37,10 @@ public final class EngineSettings {
     public static final Duration DEFAULT_BATCH_WINDOW = Duration.ofMillis(2);
     public static final boolean DEFAULT_INLINE_NEXT_STEPS = false;
     public static final boolean DEFAULT_HISTORY = true;
+    /** The longest patch of the state a history entry records (docs/DESIGN.md, "History"). */
+    public static final int DEFAULT_HISTORY_PATCH_MAX_BYTES = 16_384;
+    /** The smallest limit of a patch but 0 (none): room for the marker of a cut patch, and a little more. */
+    public static final int MIN_HISTORY_PATCH_MAX_BYTES = 128;
     public static final LossyState DEFAULT_LOSSY_STATE = LossyState.SUSPEND;
     /** How a failed step is retried unless its machine or the step says otherwise: {@link RetryPolicy#defaults()}. */
     public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.defaults();
@@ -76,6 +80,7 @@ public final class EngineSettings {
             Duration batchWindow,
             boolean inlineNextSteps,
             boolean history,
+            int historyPatchMaxBytes,
             LossyState lossyState,
             RetryPolicy retryPolicy,
             Duration scheduleMisfireThreshold,
@@ -128,6 +133,7 @@ public final class EngineSettings {
         builder.batchWindow = values.batchWindow();
         builder.inlineNextSteps = values.inlineNextSteps();
         builder.history = values.history();
+        builder.historyPatchMaxBytes = values.historyPatchMaxBytes();
         builder.lossyState = values.lossyState();
         builder.retryPolicy = values.retryPolicy();
         builder.scheduleMisfireThreshold = set.scheduleMisfireThreshold();
@@ -237,6 +243,13 @@ public final class EngineSettings {
     /** Whether every committed transition is recorded in the instance's history (docs/DESIGN.md, "History"). */
     public boolean history() {
         return values.history();
+    }
+
+    /**
+     * The longest patch of the state a history entry records, in bytes of UTF-8; 0: none (docs/DESIGN.md, "History").
+     */
+    public int historyPatchMaxBytes() {
+        return values.historyPatchMaxBytes();
     }
 
     /**
@@ -355,6 +368,7 @@ public final class EngineSettings {
         private Duration batchWindow = DEFAULT_BATCH_WINDOW;
         private boolean inlineNextSteps = DEFAULT_INLINE_NEXT_STEPS;
         private boolean history = DEFAULT_HISTORY;
+        private int historyPatchMaxBytes = DEFAULT_HISTORY_PATCH_MAX_BYTES;
         private LossyState lossyState = DEFAULT_LOSSY_STATE;
         private @Nullable RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
         private @Nullable Duration scheduleMisfireThreshold;
@@ -476,6 +490,12 @@ public final class EngineSettings {
             return this;
         }
 
+        /** The longest patch a history entry records, over which it is cut (default 16,384 bytes); 0: no patches. */
+        public Builder historyPatchMaxBytes(int historyPatchMaxBytes) {
+            this.historyPatchMaxBytes = historyPatchMaxBytes;
+            return this;
+        }
+
         /** What becomes of an instance whose step cannot run without losing data (default suspend). */
         public Builder lossyState(LossyState lossyState) {
             this.lossyState = Objects.requireNonNull(lossyState, "lossyState must not be null");
@@ -548,35 +568,13 @@ public final class EngineSettings {
                     idlePollInterval, scheduleMisfireThreshold);
             SettingsChecks.Bound bound = set.resolved();
             EngineSettings settings = new EngineSettings(new Values(
-                    nodeName == null ? defaultNodeName() : nodeName,
-                    schema,
-                    bound.leaseTtl(),
-                    bound.heartbeatInterval(),
-                    bound.pollInterval(),
-                    bound.idlePollInterval(),
-                    reaperInterval,
-                    reaperBatchSize,
-                    shutdownGracePeriod,
-                    Map.copyOf(queues),
-                    stepTimeout,
-                    zombieGracePeriod,
-                    maxZombies,
-                    virtualThreads,
-                    outcomeRetryTimeout,
-                    maxRetryBackoff,
-                    batchWindow,
-                    inlineNextSteps,
-                    history,
-                    lossyState,
-                    retryPolicy,
-                    bound.scheduleMisfireThreshold(),
-                    retentionDone,
-                    retentionFailed,
-                    retentionCancelled,
-                    retentionInterval,
-                    retentionBatchSize,
-                    deployCheck,
-                    wakeUps), set);
+                    nodeName == null ? defaultNodeName() : nodeName, schema,
+                    bound.leaseTtl(), bound.heartbeatInterval(), bound.pollInterval(), bound.idlePollInterval(),
+                    reaperInterval, reaperBatchSize, shutdownGracePeriod, Map.copyOf(queues), stepTimeout,
+                    zombieGracePeriod, maxZombies, virtualThreads, outcomeRetryTimeout, maxRetryBackoff, batchWindow,
+                    inlineNextSteps, history, historyPatchMaxBytes, lossyState, retryPolicy,
+                    bound.scheduleMisfireThreshold(), retentionDone, retentionFailed, retentionCancelled,
+                    retentionInterval, retentionBatchSize, deployCheck, wakeUps), set);
             SettingsChecks.check(settings);
             return settings;
         }

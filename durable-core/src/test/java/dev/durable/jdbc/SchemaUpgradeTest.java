@@ -17,6 +17,7 @@ import dev.durable.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -103,7 +104,8 @@ class SchemaUpgradeTest {
                 String.class)).containsExactly("durable-schema-v1", "durable-schema-v2", "durable-schema-v3",
                 "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
                 "durable-schema-v8", "durable-schema-v9", "durable-schema-v10", "durable-schema-v11",
-                "durable-schema-v12", "durable-schema-v13", "durable-schema-v14", "durable-schema-v15");
+                "durable-schema-v12", "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
+                "durable-schema-v16");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
                 "cancel_with_parent", "children_started", "children_ended", "awaits_children", "suspension", "trace_context"))
@@ -198,7 +200,8 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
-                "durable-schema-v13", "durable-schema-v14", "durable-schema-v15");
+                "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
+                "durable-schema-v16");
         assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertSuspensionAndInFlightInstalled();
         // And the instances run on: the suspended one stays suspended, the others finish.
@@ -228,7 +231,8 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
-                "durable-schema-v13", "durable-schema-v14", "durable-schema-v15");
+                "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
+                "durable-schema-v16");
         assertSuspensionAndInFlightInstalled();
     }
 
@@ -252,7 +256,8 @@ class SchemaUpgradeTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v12", "durable-schema-v13",
-                "durable-schema-v14", "durable-schema-v15");
+                "durable-schema-v14", "durable-schema-v15",
+                "durable-schema-v16");
         assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertInFlightIndexWidened();
         // The instances run on, and what is in flight reads them through the widened index.
@@ -329,26 +334,16 @@ class SchemaUpgradeTest {
      */
     @Test
     void anUpgradeFromVersion14AddsTheTraceContextEmpty() {
-        jdbc.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-        DurableSchema schema = DurableSchema.named(SCHEMA);
-        schema.migrate(dataSource);
-        // Version 14 as it shipped: without the two columns, its changeset the last run.
-        jdbc.execute("ALTER TABLE " + SCHEMA + ".durable_instance DROP COLUMN trace_context");
-        jdbc.execute("ALTER TABLE " + SCHEMA + ".durable_signal DROP COLUMN trace_context");
-        jdbc.update("DELETE FROM " + SCHEMA + ".durable_changelog WHERE id = 'durable-schema-v15'");
-        jdbc.update("UPDATE " + SCHEMA + ".durable_schema_version SET version = 14");
+        DurableSchema schema = installedAsVersion(14, "ALTER TABLE {schema}.durable_instance DROP COLUMN trace_context",
+                "ALTER TABLE {schema}.durable_signal DROP COLUMN trace_context", DROP_PATCHES);
         long parked = insertAsVersion1(1, "paid");
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_signal (instance_id, name, payload, dedup_key)"
                 + " VALUES (?, 'other', '\"early\"', 'evt-0')", parked);
         List<Map<String, Object>> instancesBefore = rows("durable_instance");
         List<Map<String, Object>> signalsBefore = rows("durable_signal");
 
-        schema.migrate(dataSource);
+        upgrade(schema, 14);
 
-        assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
-                String.class)).endsWith("durable-schema-v14", "durable-schema-v15");
-        assertThat(jdbc.queryForObject("SELECT version FROM " + SCHEMA + ".durable_schema_version", Integer.class))
-                .isEqualTo(15);
         assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertThat(rowsWithout("durable_signal", "trace_context")).isEqualTo(signalsBefore);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_instance"
@@ -356,6 +351,77 @@ class SchemaUpgradeTest {
         DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders());
         engine.client().signal(parked, "paid", "late", "evt-1");
         await().atMost(Duration.ofSeconds(20)).until(() -> "done".equals(status(parked)));
+    }
+
+    /**
+     * Version 16 adds the patches of the history (docs/DESIGN.md, "History"): on a schema of version 15 holding a
+     * parked instance and its history, the upgrade adds both columns empty, keeps every history row, raises the
+     * version, and the instance runs on, its new entries with their patches.
+     */
+    @Test
+    void anUpgradeFromVersion15AddsTheHistorysPatchesEmptyAndTheInstancesRunOnRecordingThem() {
+        DurableSchema schema = installedAsVersion(15, DROP_PATCHES);
+        long parked = insertAsVersion1(1, "paid");
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
+                + " WHERE id = ?", parked);
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id, step, event, status, attempt, node)"
+                + " VALUES (?, 'pay', 'await', 'awaiting_signal', 0, 'old-node')", parked);
+        List<Map<String, Object>> historyBefore = rows("durable_history");
+        List<Map<String, Object>> instancesBefore = rows("durable_instance");
+
+        upgrade(schema, 15);
+
+        assertThat(rowsWithout("durable_history", "patch", "upcast_patch")).isEqualTo(historyBefore);
+        assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_history"
+                + " WHERE patch IS NOT NULL OR upcast_patch IS NOT NULL", Long.class)).isZero();
+        MachineDefinition counting = MachineDefinition.builder("orders", 1, Order.class)
+                .initialStep("pay")
+                .step("pay", (state, ctx) -> Outcome.next("ship", new Order(state.id() + 100)))
+                .step("ship", (state, ctx) -> Outcome.done("shipped " + state.id()))
+                .build();
+        DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), counting);
+        engine.client().signal(parked, "paid", "late", "evt-1");
+        await().atMost(Duration.ofSeconds(20)).until(() -> "done".equals(status(parked)));
+        assertThat(jdbc.queryForList("SELECT patch::text FROM " + SCHEMA + ".durable_history WHERE instance_id = ?"
+                + " AND event = 'next'", String.class, parked))
+                .containsExactly("[{\"op\": \"replace\", \"path\": \"/id\", \"value\": 101}]");
+    }
+
+    /** What version 16 added, undone. */
+    private static final String DROP_PATCHES = "ALTER TABLE {schema}.durable_history DROP COLUMN patch,"
+            + " DROP COLUMN upcast_patch";
+
+    /**
+     * The schema as {@code version} shipped it: installed whole, then {@code undo} (statements on {@code {schema}})
+     * takes back what the later versions added, and their changesets are forgotten, so that the next install runs
+     * them.
+     */
+    private DurableSchema installedAsVersion(int version, String... undo) {
+        jdbc.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        DurableSchema schema = DurableSchema.named(SCHEMA);
+        schema.migrate(dataSource);
+        for (String statement : undo) {
+            jdbc.execute(statement.replace("{schema}", SCHEMA));
+        }
+        for (int later = version + 1; later <= DurableSchema.VERSION; later++) {
+            jdbc.update("DELETE FROM " + SCHEMA + ".durable_changelog WHERE id = ?", "durable-schema-v" + later);
+        }
+        jdbc.update("UPDATE " + SCHEMA + ".durable_schema_version SET version = ?", version);
+        return schema;
+    }
+
+    /**
+     * Installs the shipped changelog over {@code schema}, taken back to {@code version}: the changesets after it run,
+     * in order, and the schema says it is of this code's version.
+     */
+    private void upgrade(DurableSchema schema, int version) {
+        schema.migrate(dataSource);
+        List<String> ran = jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
+                String.class);
+        assertThat(ran.subList(ran.indexOf("durable-schema-v" + version), ran.size())).containsExactlyElementsOf(
+                IntStream.rangeClosed(version, DurableSchema.VERSION).mapToObj(v -> "durable-schema-v" + v).toList());
+        assertThat(schema.installedVersion(dataSource)).isEqualTo(DurableSchema.VERSION);
     }
 
     private List<Map<String, Object>> rowsWithout(String table, String... columns) {

@@ -131,7 +131,8 @@ class SchemaVersionTest {
         schema.migrate(dataSource);
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
-                String.class)).endsWith("durable-schema-v13", "durable-schema-v14", "durable-schema-v15");
+                String.class)).endsWith("durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
+                "durable-schema-v16");
         assertThat(schema.installedVersion(dataSource)).isEqualTo(DurableSchema.VERSION);
         // Version 15's column comes empty; every other value is kept.
         assertThat(jdbc.queryForList("SELECT (to_jsonb(t) - 'trace_context')::text AS row FROM " + SCHEMA

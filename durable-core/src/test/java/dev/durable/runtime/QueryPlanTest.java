@@ -648,6 +648,10 @@ class QueryPlanTest {
                 // the second brought to version 2 and its step's current name (docs/DESIGN.md, "Upcasting")
                 .addValue("version", new SqlArrayValue("int4", null, 2))
                 .addValue("renamed", new SqlArrayValue("text", null, "t"))
+                // the first changed its state, the second was upcast (docs/DESIGN.md, "History")
+                .addValue("patch", new SqlArrayValue("text", "[{\"op\":\"replace\",\"path\":\"/n\",\"value\":2}]",
+                        null))
+                .addValue("upcastPatch", new SqlArrayValue("text", null, "[{\"op\":\"remove\",\"path\":\"/old\"}]"))
                 .addValue("consumedInstance", new SqlArrayValue("int8", 1001L))
                 .addValue("history", true)
                 .addValue("node", "node:1");

@@ -7,6 +7,7 @@ import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
 import dev.durable.RerunResult;
 import dev.durable.RetryResult;
+import dev.durable.StatePatch;
 import dev.durable.TransitionCount;
 import dev.durable.WaitReason;
 import dev.durable.json.JsonCodec;
@@ -74,7 +75,7 @@ public final class QueryRepository {
             SELECT id, instance_id, step, event, next_step,
                    CASE WHEN event = 'suspend' THEN 'suspended' ELSE status::text END AS status,
                    attempt, node, lease_token, at,
-                   duration_ms, error, signals
+                   duration_ms, error, signals, patch::text AS patch, upcast_patch::text AS upcast_patch
             FROM {schema}.durable_history
             WHERE instance_id = :instanceId AND id > :afterId
             ORDER BY id
@@ -342,12 +343,16 @@ public final class QueryRepository {
                     long duration = rs.getLong("duration_ms");
                     Duration took = rs.wasNull() ? null : Duration.ofMillis(duration);
                     Array signals = rs.getArray("signals");
+                    String patch = rs.getString("patch");
+                    String upcastPatch = rs.getString("upcast_patch");
                     return new HistoryEntry(rs.getLong("id"), rs.getLong("instance_id"), rs.getString("step"),
                             HistoryEntry.Event.fromLabel(rs.getString("event")), rs.getString("next_step"),
                             InstanceStatus.fromLabel(rs.getString("status")), rs.getInt("attempt"),
                             rs.getString("node"), rs.getObject("lease_token", Long.class),
                             rs.getObject("at", OffsetDateTime.class).toInstant(), took,
-                            rs.getString("error"), signals == null ? List.of() : List.of((Long[]) signals.getArray()));
+                            rs.getString("error"), signals == null ? List.of() : List.of((Long[]) signals.getArray()),
+                            patch == null ? null : StatePatch.parse(patch),
+                            upcastPatch == null ? null : StatePatch.parse(upcastPatch));
                 })
                 .list();
     }

@@ -44,13 +44,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * outcome statement of 300 rows took 67 ms instead of 12, growing with the square of the batch (pitfall P19). Without
  * both, each row of the batch is reached by its primary key: the cost grows with the batch, not the table. In each
  * statement, a NULL state (the step kept its state) leaves the stored one as it is, and so do a NULL version and a
- * NULL renamed step: only a row stored by older code gets them, its upgrade written by the outcome's own statement
- * (docs/DESIGN.md, "Upcasting").
+ * NULL renamed step (only a row stored by older code gets them, written by the outcome: docs/DESIGN.md, "Upcasting").
  *
  * <p>The writes run on the committer's thread, which carries no transaction: a batch of one statement commits on
- * its own, a batch of several runs in a transaction of its own. All go through {@link StatementPlanning#hot()}. The
- * statements are visible (to the runtime only: this package is internal) so that {@code QueryPlanTest} can check their
- * plans.
+ * its own, a batch of several runs in a transaction of its own. All go through {@link StatementPlanning#hot()}; the
+ * statements are visible (to the runtime only: this package is internal) so that {@code QueryPlanTest} checks plans.
  */
 public final class TransitionRepository {
 
@@ -63,8 +61,9 @@ public final class TransitionRepository {
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
                                      :delayMs::bigint[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
-                                     :version::int[], :at::text[])
-                    AS o(id, token, step, state, delay_ms, ran_step, attempt, duration_ms, version, at)
+                                     :version::int[], :at::text[], :patch::text[], :upcastPatch::text[])
+                    AS o(id, token, step, state, delay_ms, ran_step, attempt, duration_ms, version, at, patch,
+                         upcast_patch)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable', step = o.step,
@@ -85,11 +84,12 @@ public final class TransitionRepository {
                   AND s.instance_id IN (SELECT id FROM applied)
             ), recorded AS (
                 INSERT INTO {schema}.durable_history
-                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals)
+                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals,
+                     patch, upcast_patch)
                 SELECT o.id, o.ran_step, 'next', o.step, 'runnable', o.attempt, :node, o.token, o.duration_ms,
                        (SELECT array_agg(c.signal_id ORDER BY c.signal_id)
                         FROM unnest(:consumedInstance::bigint[], :consumedSignal::bigint[]) AS c(instance_id, signal_id)
-                        WHERE c.instance_id = o.id)
+                        WHERE c.instance_id = o.id), o.patch::jsonb, o.upcast_patch::jsonb
                 FROM o JOIN applied a ON a.id = o.id
                 WHERE CAST(:history AS boolean)
             )
@@ -114,8 +114,9 @@ public final class TransitionRepository {
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :step::text[], :state::text[],
                                      :ranStep::text[], :attempt::int[], :durationMs::bigint[], :version::int[],
-                                     :continuesBefore::int[])
-                    AS o(id, token, step, state, ran_step, attempt, duration_ms, version, continues_before)
+                                     :continuesBefore::int[], :patch::text[], :upcastPatch::text[])
+                    AS o(id, token, step, state, ran_step, attempt, duration_ms, version, continues_before, patch,
+                         upcast_patch)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET step = o.step,
@@ -138,11 +139,12 @@ public final class TransitionRepository {
                   AND s.instance_id IN (SELECT id FROM applied)
             ), recorded AS (
                 INSERT INTO {schema}.durable_history
-                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals)
+                    (instance_id, step, event, next_step, status, attempt, node, lease_token, duration_ms, signals,
+                     patch, upcast_patch)
                 SELECT o.id, o.ran_step, 'next', o.step, 'executing', o.attempt, :node, o.token, o.duration_ms,
                        (SELECT array_agg(c.signal_id ORDER BY c.signal_id)
                         FROM unnest(:consumedInstance::bigint[], :consumedSignal::bigint[]) AS c(instance_id, signal_id)
-                        WHERE c.instance_id = o.id)
+                        WHERE c.instance_id = o.id), o.patch::jsonb, o.upcast_patch::jsonb
                 FROM o JOIN applied a ON a.id = o.id
                 WHERE CAST(:history AS boolean)
                   AND CASE WHEN o.continues_before IS NULL THEN true -- in: continue again
@@ -183,9 +185,10 @@ public final class TransitionRepository {
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :state::text[], :delayMs::bigint[],
                                      :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
-                                     :version::int[], :renamed::text[], :suspension::text[], :trace::text[])
+                                     :version::int[], :renamed::text[], :suspension::text[], :trace::text[],
+                                     :patch::text[], :upcastPatch::text[])
                     AS o(id, token, state, delay_ms, error, ran_step, attempt, duration_ms, version, renamed,
-                         suspension, trace)
+                         suspension, trace, patch, upcast_patch)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = 'runnable',
@@ -202,9 +205,10 @@ public final class TransitionRepository {
                 RETURNING d.id
             ), recorded AS (
                 INSERT INTO {schema}.durable_history
-                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms, error)
+                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms, error, patch,
+                     upcast_patch)
                 SELECT o.id, o.ran_step, CASE WHEN o.suspension IS NULL THEN 'retry' ELSE 'suspend' END, 'runnable',
-                       o.attempt, :node, o.token, o.duration_ms, o.error
+                       o.attempt, :node, o.token, o.duration_ms, o.error, o.patch::jsonb, o.upcast_patch::jsonb
                 FROM o JOIN applied a ON a.id = o.id
                 WHERE CAST(:history AS boolean)
             )
@@ -237,7 +241,7 @@ public final class TransitionRepository {
             /* durable: await park */
             WITH o AS (
                 SELECT o.id, o.token, o.awaits, o.state, o.join_on, o.children_seen, o.ran_step, o.attempt,
-                       o.duration_ms, o.version, o.renamed, o.trace,
+                       o.duration_ms, o.version, o.renamed, o.trace, o.patch, o.upcast_patch,
                        coalesce(o.at::timestamptz, now() + o.timeout_ms * interval '1 millisecond') AS deadline,
                        (SELECT array_agg(n.name ORDER BY n.nth)
                         FROM unnest(:setInstance::bigint[], :setName::text[]) WITH ORDINALITY
@@ -245,9 +249,10 @@ public final class TransitionRepository {
                         WHERE n.instance_id = o.id) AS awaits_set
                 FROM unnest(:id::bigint[], :token::bigint[], :awaits::text[], :timeoutMs::bigint[], :state::text[],
                             :joinOn::text[], :childrenSeen::int[], :ranStep::text[], :attempt::int[], :at::text[],
-                            :durationMs::bigint[], :version::int[], :renamed::text[], :trace::text[])
+                            :durationMs::bigint[], :version::int[], :renamed::text[], :trace::text[],
+                            :patch::text[], :upcastPatch::text[])
                     AS o(id, token, awaits, timeout_ms, state, join_on, children_seen, ran_step, attempt, at,
-                         duration_ms, version, renamed, trace)
+                         duration_ms, version, renamed, trace, patch, upcast_patch)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = CASE WHEN o.deadline <= now()
@@ -276,8 +281,9 @@ public final class TransitionRepository {
                 RETURNING d.id, d.status
             ), recorded AS (
                 INSERT INTO {schema}.durable_history
-                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms)
-                SELECT o.id, o.ran_step, 'await', a.status, o.attempt, :node, o.token, o.duration_ms
+                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms, patch, upcast_patch)
+                SELECT o.id, o.ran_step, 'await', a.status, o.attempt, :node, o.token, o.duration_ms,
+                       o.patch::jsonb, o.upcast_patch::jsonb
                 FROM o JOIN applied a ON a.id = o.id
                 WHERE CAST(:history AS boolean)
             )
@@ -292,8 +298,9 @@ public final class TransitionRepository {
             WITH o AS (
                 SELECT * FROM unnest(:id::bigint[], :token::bigint[], :status::text[], :result::text[],
                                      :error::text[], :ranStep::text[], :attempt::int[], :durationMs::bigint[],
-                                     :version::int[], :renamed::text[], :state::text[])
-                    AS o(id, token, status, result, error, ran_step, attempt, duration_ms, version, renamed, state)
+                                     :version::int[], :renamed::text[], :state::text[], :upcastPatch::text[])
+                    AS o(id, token, status, result, error, ran_step, attempt, duration_ms, version, renamed, state,
+                         upcast_patch)
             ), applied AS (
                 UPDATE {schema}.durable_instance d
                 SET status = o.status::{schema}.durable_status,
@@ -308,10 +315,10 @@ public final class TransitionRepository {
                 RETURNING d.id, d.parent_id
             ), recorded AS (
                 INSERT INTO {schema}.durable_history
-                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms, error)
+                    (instance_id, step, event, status, attempt, node, lease_token, duration_ms, error, upcast_patch)
                 SELECT o.id, o.ran_step, CASE o.status WHEN 'done' THEN 'done' ELSE 'stop' END,
                        o.status::{schema}.durable_status, o.attempt, :node, o.token, o.duration_ms,
-                       CASE WHEN o.status = 'failed' THEN o.error END
+                       CASE WHEN o.status = 'failed' THEN o.error END, o.upcast_patch::jsonb
                 FROM o JOIN applied a ON a.id = o.id
                 WHERE CAST(:history AS boolean)
             )
@@ -422,8 +429,7 @@ public final class TransitionRepository {
         }
     }
 
-    private Applied applyByKind(Map<Statement, List<Transition>> byKind, Duration lease,
-            boolean afterAmbiguousCommit) {
+    private Applied applyByKind(Map<Statement, List<Transition>> byKind, Duration lease, boolean afterAmbiguousCommit) {
         Set<Long> applied = new HashSet<>();
         Map<Long, ClaimedStep> continued = new HashMap<>();
         Set<String> newWork = new HashSet<>();
@@ -500,8 +506,7 @@ public final class TransitionRepository {
                 .param("leaseMs", lease.toMillis())
                 .param("continuesBefore", column(batch, "int4", transition -> afterAmbiguousCommit
                         ? transition.continuesBefore() : null))
-                .query(ClaimedStep::read)
-                .list();
+                .query(ClaimedStep::read).list();
     }
 
     /**
@@ -531,8 +536,7 @@ public final class TransitionRepository {
                 .param("error", column(batch, "text", Transition::error))
                 .param("suspension", column(batch, "text", Transition::suspension))
                 .param("trace", column(batch, "text", transition -> transition.run().traceLink()))
-                .query(Long.class)
-                .list();
+                .query(Long.class).list();
     }
 
     private List<Long> applyAwait(List<Transition> batch) {
@@ -565,31 +569,28 @@ public final class TransitionRepository {
                 .param("setInstance", new SqlArrayValue("int8", setInstance.toArray()))
                 .param("setName", new SqlArrayValue("text", setName.toArray()))
                 .param("trace", column(batch, "text", transition -> transition.run().traceLink()))
-                .query(Long.class)
-                .list();
+                .query(Long.class).list();
     }
 
     /**
      * A hot statement with the claims of {@code batch} bound as its {@code :id} and {@code :token} arrays, the rows'
-     * upgrades ({@code :version}, {@code :renamed}: NULL keeps the row's; docs/DESIGN.md, "Upcasting"), and what its
-     * history rows record: the runs ({@code :ranStep}, {@code :attempt}, {@code :durationMs}), whether to record them
-     * ({@code :history}) and the writing node ({@code :node}). A statement binds what it uses of these.
+     * upgrades ({@code :version}, {@code :renamed}: NULL keeps the row's; docs/DESIGN.md, "Upcasting"), what history
+     * rows record (runs: {@code :ranStep}, {@code :attempt}, {@code :durationMs}; the state's {@code :patch} and
+     * {@code :upcastPatch}), whether to record ({@code :history}), the writer ({@code :node}); each binds what it uses.
      */
     private JdbcClient.StatementSpec onClaims(String sql, List<Transition> batch) {
         return planning.hot().sql(sql)
-                .param("id", ids(batch))
+                .param("id", column(batch, "int8", Transition::id))
                 .param("token", column(batch, "int8", transition -> transition.claim().leaseToken()))
                 .param("version", column(batch, "int4", Transition::upgradedVersion))
                 .param("renamed", column(batch, "text", Transition::renamedStep))
                 .param("ranStep", column(batch, "text", transition -> transition.run().step()))
                 .param("attempt", column(batch, "int4", transition -> transition.run().attempt()))
                 .param("durationMs", column(batch, "int8", transition -> transition.run().durationMillis()))
+                .param("patch", column(batch, "text", Transition::patch))
+                .param("upcastPatch", column(batch, "text", Transition::upcastPatch))
                 .param("history", history.recorded())
                 .param("node", history.node());
-    }
-
-    private static SqlArrayValue ids(List<Transition> batch) {
-        return column(batch, "int8", Transition::id);
     }
 
     private static SqlArrayValue column(List<Transition> batch, String type,

@@ -90,15 +90,19 @@ public final class StepRunner {
     private final @Nullable Duration defaultTimeout;
     private final RetryPolicy defaultRetryPolicy;
     private final DefaultStepContext.ChildrenReader children;
+    /** Computes the history's patches; {@code null} when the history or its patches are off. */
+    private final @Nullable StatePatches patches;
 
     /**
      * @param defaultRetryPolicy the engine's retry policy, for the steps of machines that declare none
+     * @param patchMaxBytes      the longest patch a history entry records ({@code history.patchMaxBytes}); 0 when
+     *                           the history or its patches are off, and no patch is computed
      * @param children           reads a parent's children when its step asks for them ({@link StepContext#children()}):
      *                           the one database read a step can make through the engine, and only when it asks
      */
     public StepRunner(MachineRegistry machines, JsonCodec codec, StoredValues values,
             EngineSettings.LossyState lossyState, @Nullable Duration defaultTimeout, RetryPolicy defaultRetryPolicy,
-            DefaultStepContext.ChildrenReader children) {
+            int patchMaxBytes, DefaultStepContext.ChildrenReader children) {
         this.machines = machines;
         this.codec = codec;
         this.values = values;
@@ -107,6 +111,7 @@ public final class StepRunner {
         this.defaultTimeout = defaultTimeout;
         this.defaultRetryPolicy = defaultRetryPolicy;
         this.children = children;
+        this.patches = patchMaxBytes > 0 ? new StatePatches(patchMaxBytes) : null;
     }
 
     /** The timeout of the claimed step: the step's, else its machine's, else the engine's; null for none. */
@@ -135,7 +140,27 @@ public final class StepRunner {
         // step; the commit writes them into the row.
         ClaimedStep claimed = upgrade == null ? stored : stored.upgradedTo(upgrade);
         Ending ending = run(running, claimed, ready);
-        return upgrade == null ? ending : ending.with(ending.transition().upgrading(upgrade));
+        if (upgrade != null) {
+            ending = ending.with(ending.transition().upgrading(upgrade));
+        }
+        return patches == null ? ending : ending.with(patched(ending.transition(), stored.stateJson(), upgrade));
+    }
+
+    /**
+     * {@code transition} with the patches its history entry records (docs/DESIGN.md, "History", patches): the upcast's,
+     * from the stored state to the upcast one, and the step's, from the state it ran on to the one it writes. A state
+     * that did not change records none. A patch that cannot be computed is left out: it must never fail the step.
+     */
+    private Transition patched(Transition transition, @Nullable String storedJson, @Nullable Upgrade upgrade) {
+        StatePatches patches = Objects.requireNonNull(this.patches);
+        String upcastJson = upgrade == null ? null : upgrade.stateJson();
+        try {
+            String upcastPatch = upcastJson == null ? null : patches.between(storedJson, upcastJson);
+            String patch = patches.between(upcastJson != null ? upcastJson : storedJson, transition.stateJson());
+            return patch == null && upcastPatch == null ? transition : transition.patched(patch, upcastPatch);
+        } catch (RuntimeException e) {
+            return transition;
+        }
     }
 
     /**

@@ -38,12 +38,18 @@ import org.jspecify.annotations.Nullable;
  * @param at            {@code NEXT}: the instant the next step becomes eligible, {@code AWAIT}: the deadline, when the
  *                      step gave an instant: written as given, in durable's time (docs/DESIGN.md, "Timers and
  *                      deadlines"), in place of {@code delayMillis} or {@code timeoutMillis}; {@code null} otherwise
+ * @param patch         the change of the state the commit writes, as its history entry records it (an RFC 6902 patch
+ *                      from the state the step ran on); {@code null} when it changes nothing or patches are off
+ *                      (docs/DESIGN.md, "History", patches)
+ * @param upcastPatch   the change the upcast made, from the stored state to the one the step ran on; {@code null}
+ *                      without an upcast, or when it changed nothing
  */
 public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean continues, @Nullable String step,
         @Nullable String stateJson, long delayMillis, List<String> awaits, @Nullable Long timeoutMillis,
         List<Long> awaitedIds, @Nullable String resultJson, @Nullable String error, Outcome.@Nullable Join join,
         int childrenSeen, List<NewChild> children, @Nullable String suspension,
-        @Nullable Upgrade upgrade, int continuesBefore, @Nullable Instant at) {
+        @Nullable Upgrade upgrade, int continuesBefore, @Nullable Instant at, @Nullable String patch,
+        @Nullable String upcastPatch) {
 
     /**
      * The run of a step that ended in a transition.
@@ -97,13 +103,14 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
     public static Transition next(ClaimedStep claimed, String step, @Nullable String stateJson, List<Long> awaitedIds,
             long delayMillis, @Nullable Instant at) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.NEXT, false, step, stateJson, delayMillis,
-                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null, null, 0, at);
+                List.of(), null, awaitedIds, null, null, null, 0, List.of(), null, null, 0, at, null, null);
     }
 
     public static Transition retry(ClaimedStep claimed, @Nullable String stateJson, long delayMillis,
             @Nullable String error) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, stateJson,
-                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null, null, 0, null);
+                delayMillis, List.of(), null, List.of(), null, error, null, 0, List.of(), null, null, 0, null, null,
+                null);
     }
 
     public static Transition await(ClaimedStep claimed, String signal, @Nullable String stateJson,
@@ -125,17 +132,17 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
             int childrenSeen, @Nullable Long timeoutMillis, @Nullable Instant at, @Nullable String stateJson,
             List<Long> awaitedIds) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.AWAIT, false, null, stateJson, 0, signals,
-                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null, null, 0, at);
+                timeoutMillis, awaitedIds, null, null, join, childrenSeen, List.of(), null, null, 0, at, null, null);
     }
 
     public static Transition done(ClaimedStep claimed, String resultJson) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.DONE, false, null, null, 0, List.of(),
-                null, List.of(), resultJson, null, null, 0, List.of(), null, null, 0, null);
+                null, List.of(), resultJson, null, null, 0, List.of(), null, null, 0, null, null, null);
     }
 
     public static Transition stop(ClaimedStep claimed, String reason) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.STOP, false, null, null, 0, List.of(),
-                null, List.of(), null, reason, null, 0, List.of(), null, null, 0, null);
+                null, List.of(), null, reason, null, 0, List.of(), null, null, 0, null, null, null);
     }
 
     /**
@@ -145,7 +152,7 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
      */
     public static Transition suspend(ClaimedStep claimed, String reason) {
         return new Transition(claimed.claim(), runOf(claimed), Outcome.Kind.RETRY, false, null, null, 0, List.of(),
-                null, List.of(), null, reason, null, 0, List.of(), reason, null, 0, null);
+                null, List.of(), null, reason, null, 0, List.of(), reason, null, 0, null, null, null);
     }
 
     private static Run runOf(ClaimedStep claimed) {
@@ -181,7 +188,8 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
      */
     public Transition continuing(int continuesBefore) {
         return new Transition(claim, run, kind, true, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds,
-                resultJson, error, join, childrenSeen, children, suspension, upgrade, continuesBefore, at);
+                resultJson, error, join, childrenSeen, children, suspension, upgrade, continuesBefore, at, patch,
+                upcastPatch);
     }
 
     /** This transition, also starting {@code more} children when it commits. */
@@ -189,14 +197,15 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
         List<NewChild> all = new ArrayList<>(children);
         all.addAll(more);
         return new Transition(claim, run, kind, continues, step, stateJson, delayMillis, awaits, timeoutMillis,
-                awaitedIds, resultJson, error, join, childrenSeen, all, suspension, upgrade, continuesBefore, at);
+                awaitedIds, resultJson, error, join, childrenSeen, all, suspension, upgrade, continuesBefore, at,
+                patch, upcastPatch);
     }
 
     /** This transition, its step having run for {@code durationMillis}, its span linked as {@code traceLink}. */
     public Transition took(long durationMillis, @Nullable String traceLink) {
         return new Transition(claim, new Run(run.step(), run.attempt(), durationMillis, traceLink), kind, continues,
                 step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error, join, childrenSeen,
-                children, suspension, upgrade, continuesBefore, at);
+                children, suspension, upgrade, continuesBefore, at, patch, upcastPatch);
     }
 
     /**
@@ -206,7 +215,7 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
     public Transition upgrading(Upgrade upgrade) {
         return new Transition(claim, new Run(upgrade.step(), run.attempt(), run.durationMillis(), run.traceLink()),
                 kind, continues, step, stateJson, delayMillis, awaits, timeoutMillis, awaitedIds, resultJson, error,
-                join, childrenSeen, children, suspension, upgrade, continuesBefore, at);
+                join, childrenSeen, children, suspension, upgrade, continuesBefore, at, patch, upcastPatch);
     }
 
     /**
@@ -215,7 +224,17 @@ public record Transition(Claim claim, Run run, Outcome.Kind kind, boolean contin
      */
     public Transition refused(String reason) {
         return new Transition(claim, run, Outcome.Kind.STOP, false, null, null, 0, List.of(), null, List.of(), null,
-                reason, null, 0, List.of(), null, null, 0, null);
+                reason, null, 0, List.of(), null, null, 0, null, null, null);
+    }
+
+    /**
+     * This transition, its history entry recording {@code patch} and {@code upcastPatch} (docs/DESIGN.md, "History",
+     * patches).
+     */
+    public Transition patched(@Nullable String patch, @Nullable String upcastPatch) {
+        return new Transition(claim, run, kind, continues, step, stateJson, delayMillis, awaits, timeoutMillis,
+                awaitedIds, resultJson, error, join, childrenSeen, children, suspension, upgrade, continuesBefore, at,
+                patch, upcastPatch);
     }
 
     public long id() {

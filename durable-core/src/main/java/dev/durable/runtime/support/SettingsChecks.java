@@ -50,6 +50,11 @@ public final class SettingsChecks {
             throw new InvalidSettingException("retention.batchSize", "must be at least 1, was "
                     + settings.retentionBatchSize());
         }
+        int patchMaxBytes = settings.historyPatchMaxBytes();
+        if (patchMaxBytes != 0 && patchMaxBytes < EngineSettings.MIN_HISTORY_PATCH_MAX_BYTES) {
+            throw new InvalidSettingException("history.patchMaxBytes", "must be 0 (no patches) or at least "
+                    + EngineSettings.MIN_HISTORY_PATCH_MAX_BYTES + ", was " + settings.historyPatchMaxBytes());
+        }
         notNegative("shutdownGracePeriod", settings.shutdownGracePeriod());
         notNegative("batchWindow", settings.batchWindow());
         if (settings.stepTimeout() != null) {

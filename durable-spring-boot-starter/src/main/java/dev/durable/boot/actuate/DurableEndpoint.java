@@ -12,6 +12,7 @@ import dev.durable.QueueSummary;
 import dev.durable.RerunResult;
 import dev.durable.RetryResult;
 import dev.durable.SignalResult;
+import dev.durable.StatePatch;
 import dev.durable.StoredSchedule;
 import dev.durable.WaitReason;
 import dev.durable.machine.MachineDefinition;
@@ -44,6 +45,8 @@ import org.springframework.dao.DataAccessException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The {@code durable} endpoint: what this node runs and how its queues stand.
@@ -89,6 +92,8 @@ public class DurableEndpoint {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final List<String> INSTANCE_ACTIONS = List.of("retry", "cancel", "rerun");
+    /** What a patch shows in place of a value its reader may not see, as Spring Boot's sanitizing does. */
+    static final String HIDDEN = "******";
     /** How many history entries the read of one instance shows, oldest first. */
     static final int HISTORY_SHOWN = 1000;
     private static final List<String> QUEUE_ACTIONS = List.of("pause", "resume");
@@ -154,17 +159,47 @@ public class DurableEndpoint {
     @ReadOperation
     public @Nullable InstanceDescriptor instance(@Selector long id, SecurityContext securityContext) {
         boolean showValues = this.showValues.isShown(securityContext, roles);
-        return engine.client().find(id).map(instance -> describe(instance, showValues, history(id))).orElse(null);
+        return engine.client().find(id).map(instance -> describe(instance, showValues, history(id, showValues)))
+                .orElse(null);
     }
 
-    /** The first {@link #HISTORY_SHOWN} entries of an instance's history, oldest first. */
-    private List<HistoryDescriptor> history(long id) {
+    /**
+     * The first {@link #HISTORY_SHOWN} entries of an instance's history, oldest first, their patches' values shown as
+     * the state is ({@code showValues}).
+     */
+    private List<HistoryDescriptor> history(long id, boolean showValues) {
         return engine.client().history(id, 0, HISTORY_SHOWN).stream()
                 .map(entry -> new HistoryDescriptor(entry.id(), entry.step(), entry.event().label(), entry.nextStep(),
                         entry.status().label(), entry.attempt(), entry.node(), entry.leaseToken(), entry.at(),
                         entry.duration() == null ? null : entry.duration().toMillis(), entry.error(),
-                        entry.signalsConsumed()))
+                        entry.signalsConsumed(), patch(entry.patch(), showValues),
+                        patch(entry.upcastPatch(), showValues)))
                 .toList();
+    }
+
+    /**
+     * A history entry's patch as the endpoint shows it: whole when the state is shown; else with every operation's
+     * {@code value} replaced by {@link #HIDDEN}, its paths kept (they are the state type's property names and array
+     * indexes, as the in-flight report's shapes show them), so a reader who may not see the state sees what changed
+     * but not to what (docs/DESIGN.md, "History").
+     */
+    static @Nullable JsonNode patch(@Nullable StatePatch patch, boolean showValues) {
+        if (patch == null) {
+            return null;
+        }
+        JsonNode json = patch.toJson();
+        if (showValues) {
+            return json;
+        }
+        ArrayNode hidden = JSON.getNodeFactory().arrayNode();
+        for (JsonNode operation : json) {
+            ObjectNode copy = ((ObjectNode) operation).deepCopy();
+            if (copy.has("value")) {
+                copy.put("value", HIDDEN);
+            }
+            hidden.add(copy);
+        }
+        return hidden;
     }
 
     /**
@@ -700,10 +735,17 @@ public class DurableEndpoint {
             @Nullable JsonNode result, @Nullable List<HistoryDescriptor> history) implements OperationResponseBody {
     }
 
-    /** One entry of an instance's history ({@link dev.durable.HistoryEntry}), its event and status by label. */
+    /**
+     * One entry of an instance's history ({@link dev.durable.HistoryEntry}), its event and status by label.
+     *
+     * @param patch       what the transition changed of the state (RFC 6902), its values hidden unless
+     *                    {@code show-values} shows the state to this reader; null when it changed nothing
+     * @param upcastPatch what the upcast before the step changed, shown by the same rule; null without one
+     */
     public record HistoryDescriptor(long id, String step, String event, @Nullable String nextStep, String status,
             int attempt, @Nullable String node, @Nullable Long leaseToken, Instant at, @Nullable Long durationMs,
-            @Nullable String error, List<Long> signalsConsumed) {
+            @Nullable String error, List<Long> signalsConsumed, @Nullable JsonNode patch,
+            @Nullable JsonNode upcastPatch) {
     }
 
     /**

@@ -413,12 +413,25 @@ public final class DurableProperties {
          */
         private final boolean enabled;
 
-        public History(@DefaultValue("" + EngineSettings.DEFAULT_HISTORY) boolean enabled) {
+        /**
+         * The longest patch of the state a history entry records (what its transition changed, as an RFC 6902 JSON
+         * Patch), in bytes of UTF-8; a longer one keeps the operations that fit and ends with a marker saying it was
+         * cut. 0: no patches.
+         */
+        private final int patchMaxBytes;
+
+        public History(@DefaultValue("" + EngineSettings.DEFAULT_HISTORY) boolean enabled,
+                @DefaultValue("" + EngineSettings.DEFAULT_HISTORY_PATCH_MAX_BYTES) int patchMaxBytes) {
             this.enabled = enabled;
+            this.patchMaxBytes = patchMaxBytes;
         }
 
         public boolean isEnabled() {
             return enabled;
+        }
+
+        public int getPatchMaxBytes() {
+            return patchMaxBytes;
         }
     }
 

@@ -61,6 +61,8 @@ final class EngineSettingsMapper {
             new Mapping<>("wakeUps", DurableProperties::getWakeUps, EngineSettings.Builder::wakeUps),
             new Mapping<>("history", properties -> properties.getHistory().isEnabled(),
                     EngineSettings.Builder::history),
+            new Mapping<>("history.patchMaxBytes", properties -> properties.getHistory().getPatchMaxBytes(),
+                    EngineSettings.Builder::historyPatchMaxBytes),
             new Mapping<>("lossyState", DurableProperties::getLossyState, EngineSettings.Builder::lossyState),
             new Mapping<>("retention.done", properties -> properties.getRetention().getDone(),
                     EngineSettings.Builder::retentionDone),

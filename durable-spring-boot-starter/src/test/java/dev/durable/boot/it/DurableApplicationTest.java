@@ -13,6 +13,7 @@ import dev.durable.boot.actuate.DurableEndpoint;
 import dev.durable.boot.autoconfigure.TestDatabase;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineTestHooks;
+import java.util.Objects;
 import java.util.Set;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -201,6 +202,51 @@ class DurableApplicationTest extends IntegrationTest {
                 .instance(id, SecurityContext.NONE);
         assertThat(shown).isNotNull();
         assertThat(String.valueOf(shown.state())).contains("\"name\":\"erin\"");
+    }
+
+    /**
+     * A history entry's patch (docs/DESIGN.md, "History") is shown by the rule of the state: over HTTP at the default
+     * {@code show-values=never} with its paths and no value; to a reader the endpoint shows values to, whole.
+     */
+    @Test
+    void theHistorysPatchesAreShownUnderTheRuleOfTheState() throws Exception {
+        long id = durable.start(Workflow.class, new Workflow.State("nell", 0)).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> awaits(id));
+
+        // start (no change), count retried twice (count 0 -> 1 -> 2), ...
+        JsonNode hidden = new Http(port).get("/actuator/durable/" + id).json().path("history");
+        assertThat(hidden.get(0).has("patch")).isFalse(); // the endpoint leaves nulls out
+        assertThat(hidden.get(1).path("patch").toString())
+                .isEqualTo("[{\"op\":\"replace\",\"path\":\"/count\",\"value\":\"******\"}]");
+        assertThat(hidden.get(2).path("patch").toString())
+                .isEqualTo("[{\"op\":\"replace\",\"path\":\"/count\",\"value\":\"******\"}]");
+        SecurityContext operator = context("operator");
+        SecurityContext visitor = context("visitor");
+        DurableEndpoint byRole = new DurableEndpoint(engine, Show.WHEN_AUTHORIZED, Set.of("operator"));
+        assertThat(String.valueOf(Objects.requireNonNull(byRole.instance(id, visitor)).history().get(2).patch()))
+                .isEqualTo("[{\"op\":\"replace\",\"path\":\"/count\",\"value\":\"******\"}]");
+        assertThat(String.valueOf(Objects.requireNonNull(byRole.instance(id, operator)).history().get(2).patch()))
+                .isEqualTo("[{\"op\":\"replace\",\"path\":\"/count\",\"value\":2}]");
+        assertThat(String.valueOf(Objects.requireNonNull(new DurableEndpoint(engine, Show.ALWAYS, Set.of())
+                .instance(id, SecurityContext.NONE)).history().get(1).patch()))
+                .isEqualTo("[{\"op\":\"replace\",\"path\":\"/count\",\"value\":1}]");
+        // The client reads the patch whole.
+        assertThat(durable.history(id).get(1).patch().operations().get(0).path("value").asInt()).isEqualTo(1);
+    }
+
+    /** A signed-in reader holding {@code role} only. */
+    private static SecurityContext context(String role) {
+        return new SecurityContext() {
+            @Override
+            public java.security.Principal getPrincipal() {
+                return () -> role + "-user";
+            }
+
+            @Override
+            public boolean isUserInRole(String name) {
+                return name.equals(role);
+            }
+        };
     }
 
     @Test
