@@ -194,6 +194,22 @@ public interface DurableClient {
     InstanceCounts countLive();
 
     /**
+     * What each target finds now, in the order given: how many instances are past it and how long the one that has
+     * waited longest of them has waited (docs/DESIGN.md, "Targets"). One statement for all of them, which counts each
+     * target's breaches from an index: a queue's runnable rows, or a machine's unfinished rows at the step, at most what
+     * {@link #countLive()} reads; none for an empty list. {@link Target#breaching()} lists the instances.
+     *
+     * <pre>{@code
+     * TargetCheck payments = durable.checkTargets(List.of(
+     *         Target.timeAtStep("order", "await-payment", Duration.ofHours(24)))).get(0);
+     * List<DurableInstance> late = durable.list(payments.target().breaching());
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if a target is named twice
+     */
+    List<TargetCheck> checkTargets(List<Target> targets);
+
+    /**
      * Per queue: counts by status, the age of the oldest runnable instance, expired leases not yet reaped. Counting
      * done instances reads the whole table, history included: for frequent polling use {@link #summarizeLive()}.
      */

@@ -2,6 +2,7 @@ package dev.durable;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Collection;
@@ -80,13 +81,15 @@ public final class InstanceQuery {
         @Nullable Instant updatedFrom;
         @Nullable Instant updatedBefore;
         @Nullable String errorContains;
+        @Nullable Duration waitingLongerThan;
         long afterId;
         int limit = DEFAULT_LIMIT;
         Order order = Order.OLDEST_FIRST;
 
         List<Object> values() {
             return Arrays.asList(queue, machine, version, step, statuses, uniqueKey, correlationKey, createdFrom,
-                    createdBefore, updatedFrom, updatedBefore, errorContains, afterId, limit, order);
+                    createdBefore, updatedFrom, updatedBefore, errorContains, waitingLongerThan, afterId, limit,
+                    order);
         }
 
         @Override
@@ -110,6 +113,10 @@ public final class InstanceQuery {
         checkText("errorContains", criteria.errorContains);
         checkRange("created", criteria.createdFrom, criteria.createdBefore);
         checkRange("updated", criteria.updatedFrom, criteria.updatedBefore);
+        if (criteria.waitingLongerThan != null && criteria.waitingLongerThan.isNegative()) {
+            throw new IllegalArgumentException("waitingLongerThan must not be negative, was "
+                    + criteria.waitingLongerThan);
+        }
         if (criteria.afterId < 0) {
             throw new IllegalArgumentException("afterId must not be negative, was " + criteria.afterId
                     + " (0 reads from the first page)");
@@ -222,6 +229,19 @@ public final class InstanceQuery {
     }
 
     /**
+     * Instances that have waited where they are for longer than {@code duration}: runnable ones due for longer (not
+     * picked yet, not waiting on a timer, not suspended), and parked ones parked for longer, each counted from the
+     * instant it last fell due or parked; {@code null} for any instance. With a machine and a step it lists the
+     * breaches of a time-at-step {@link Target}, with a queue and the status runnable those of an oldest-runnable-age
+     * one ({@link Target#breaching()}). Measured on the database's clock.
+     *
+     * @throws IllegalArgumentException for a negative duration
+     */
+    public InstanceQuery waitingLongerThan(@Nullable Duration duration) {
+        return with(c -> c.waitingLongerThan = duration);
+    }
+
+    /**
      * The page after the instance {@code afterId}, in this query's order: pass the last id of the previous page.
      * 0, the default, reads from the first page.
      */
@@ -294,6 +314,10 @@ public final class InstanceQuery {
         return criteria.errorContains;
     }
 
+    public @Nullable Duration waitingLongerThan() {
+        return criteria.waitingLongerThan;
+    }
+
     public long afterId() {
         return criteria.afterId;
     }
@@ -337,6 +361,7 @@ public final class InstanceQuery {
                 + c.step + ", statuses=" + c.statuses + ", uniqueKey=" + c.uniqueKey + ", correlationKey="
                 + c.correlationKey + ", createdFrom=" + c.createdFrom + ", createdBefore=" + c.createdBefore
                 + ", updatedFrom=" + c.updatedFrom + ", updatedBefore=" + c.updatedBefore + ", errorContains="
-                + c.errorContains + ", afterId=" + c.afterId + ", limit=" + c.limit + ", order=" + c.order + "]";
+                + c.errorContains + ", waitingLongerThan=" + c.waitingLongerThan + ", afterId=" + c.afterId
+                + ", limit=" + c.limit + ", order=" + c.order + "]";
     }
 }

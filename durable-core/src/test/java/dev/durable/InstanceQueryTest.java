@@ -3,6 +3,7 @@ package dev.durable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
@@ -94,5 +95,27 @@ class InstanceQueryTest {
                 .hasMessage("uniqueKey holds a NUL character (\\u0000) at index 5, which no stored value can hold");
         assertThatThrownBy(() -> InstanceQuery.all().errorContains("\u0000"))
                 .hasMessageStartingWith("errorContains holds a NUL character");
+        assertThatThrownBy(() -> InstanceQuery.all().waitingLongerThan(Duration.ofSeconds(-1)))
+                .hasMessage("waitingLongerThan must not be negative, was PT-1S");
+    }
+
+    /** A target's breaches are a query like any other, paged and refused as one (docs/DESIGN.md, "Targets"). */
+    @Test
+    void aTargetsBreachesAreAQueryAndABadTargetIsRefusedNamingWhatIsWrong() {
+        Duration day = Duration.ofHours(24);
+        assertThat(Target.timeAtStep("order", "await-payment", day).breaching())
+                .isEqualTo(InstanceQuery.all().machine("order").step("await-payment").waitingLongerThan(day));
+        assertThat(Target.oldestRunnableAge("orders", Duration.ofSeconds(30)).breaching())
+                .isEqualTo(InstanceQuery.all().queue("orders").status(InstanceStatus.RUNNABLE)
+                        .waitingLongerThan(Duration.ofSeconds(30)));
+        assertThat(Target.timeAtStep("order", "await-payment", day).describe())
+                .isEqualTo("order at await-payment: time at step 24h");
+
+        assertThatThrownBy(() -> Target.oldestRunnableAge("orders", Duration.ZERO))
+                .hasMessage("The limit of a target must be positive, was PT0S");
+        assertThatThrownBy(() -> Target.timeAtStep("order", " ", day))
+                .hasMessage("A target names its step, was ' '");
+        assertThatThrownBy(() -> new Target(Target.Kind.TIME_AT_STEP, "orders", "order",
+                "ship", day)).hasMessage("A time-at-step target names a machine and a step, not a queue");
     }
 }

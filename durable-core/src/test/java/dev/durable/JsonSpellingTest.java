@@ -69,7 +69,7 @@ class JsonSpellingTest {
         assertThat(enums).as("the enums found, so that the loop below is not vacuous").contains(InstanceStatus.class,
                 MissPolicy.class, CancelResult.Cancellation.class, RetryResult.Retry.class,
                 SignalResult.Delivery.class, HistoryEntry.Event.class, InstanceQuery.Order.class, Outcome.Kind.class,
-                Outcome.Join.class);
+                Outcome.Join.class, Target.Kind.class);
         for (Class<?> type : enums) {
             for (Object constant : type.getEnumConstants()) {
                 String label = ((Enum<?>) constant).name().toLowerCase(Locale.ROOT);

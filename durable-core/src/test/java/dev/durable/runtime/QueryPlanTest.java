@@ -672,7 +672,7 @@ class QueryPlanTest {
         for (String time : List.of("createdFrom", "createdBefore", "updatedFrom", "updatedBefore")) {
             parameters.addValue(time, null, Types.TIMESTAMP_WITH_TIMEZONE);
         }
-        return parameters.addValue("version", null, Types.INTEGER);
+        return parameters.addValue("version", null, Types.INTEGER).addValue("waitingMs", null, Types.BIGINT);
     }
 
     /**

@@ -18,6 +18,8 @@ import dev.durable.StartOptions;
 import dev.durable.StartRequest;
 import dev.durable.StartResult;
 import dev.durable.StoredSchedule;
+import dev.durable.Target;
+import dev.durable.TargetCheck;
 import dev.durable.TransitionCount;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
@@ -393,6 +395,15 @@ public final class DefaultDurableClient implements DurableClient {
     @Override
     public Map<InstanceStatus, Long> count(InstanceQuery query) {
         return search.count(query);
+    }
+
+    @Override
+    public List<TargetCheck> checkTargets(List<Target> targets) {
+        Objects.requireNonNull(targets, "targets must not be null");
+        if (targets.stream().distinct().count() < targets.size()) {
+            throw new IllegalArgumentException("A target is named twice in " + targets);
+        }
+        return search.check(targets);
     }
 
     @Override

@@ -3,10 +3,13 @@ package dev.durable.runtime.control;
 import dev.durable.DurableInstance;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
+import dev.durable.Target;
+import dev.durable.TargetCheck;
 import dev.durable.json.JsonCodec;
 import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.runtime.jdbc.StatementVariants;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -14,6 +17,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,12 +28,13 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The SQL of finding instances by what an application or an operator knows of them, for the
  * {@link DefaultDurableClient}: a page of the instances an {@link InstanceQuery} selects, or their count, the holder of
- * a unique key, and the locks the bulk operations and the operations addressed by unique key take before they act
+ * a unique key, the breaches of targets, and the locks the bulk operations and the operations addressed by unique key take before they act
  * (docs/DESIGN.md, "Finding instances").
  *
  * <p>Every criterion of a query is optional, so each statement tests each one as {@code (:x IS NULL OR column = :x)}
@@ -53,6 +58,9 @@ public final class SearchRepository {
     // lock: a row another transaction is changing is waited for and its criteria are checked again on the row as that
     // transaction left it (READ COMMITTED re-checks the WHERE of a locking read), so a row that no longer matches is
     // left out and the page filled from further on: the action that follows acts only on rows that match as it acts.
+    // :waitingMs selects the rows that have waited that long since they last fell due or parked (eligible_at, which
+    // a park sets to its own time): a suspended row waits at 'infinity' and a timer in the future, so neither is
+    // selected (docs/DESIGN.md, "Targets").
     public static final String PAGE = """
             /* durable: search */ -- in: search
             /* durable: search newest first */ -- in: newest first
@@ -90,6 +98,9 @@ public final class SearchRepository {
               AND (CAST(:updatedBefore AS timestamptz) IS NULL OR updated_at < :updatedBefore)
               AND (CAST(:errorContains AS text) IS NULL
                    OR position(lower(:errorContains) IN lower(last_error)) > 0)
+              AND (CAST(:waitingMs AS bigint) IS NULL
+                   OR (status IN ('runnable', 'awaiting_signal')
+                       AND eligible_at <= now() - :waitingMs * interval '1 millisecond'))
             ORDER BY id -- in: search, lock page
             ORDER BY id DESC -- in: newest first
             LIMIT :limit -- in: search, newest first, lock page
@@ -131,6 +142,35 @@ public final class SearchRepository {
             FOR NO KEY UPDATE
             """;
 
+    // The targets' breaches (docs/DESIGN.md, "Targets"), every target in one statement, one branch per kind, each target
+    // a lateral count through the index that holds what it tests, from the index alone: a queue's due runnable rows
+    // through the pick index (queue, priority, eligible_at), a machine's rows at a step through durable_instance_step
+    // (machine, machine_version, step, status, id) INCLUDE (eligible_at, ...). A suspended row waits at 'infinity' and
+    // a timer in the future, so the bound on eligible_at leaves both out without reading the row. What a target costs
+    // is a walk of its queue's runnable entries or of its machine's unfinished ones, at most what the live counts
+    // read; with no target, the client runs nothing.
+    public static final String CHECK_TARGETS = """
+            /* durable: check targets */
+            SELECT 'queue' AS kind, t.nth, b.breaching, b.longest_ms
+            FROM unnest(:queue::text[], :queueLimitMs::bigint[]) WITH ORDINALITY AS t(queue, limit_ms, nth)
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS breaching,
+                       (extract(epoch FROM now() - min(i.eligible_at)) * 1000)::bigint AS longest_ms
+                FROM {schema}.durable_instance i
+                WHERE i.status = 'runnable' AND i.queue = t.queue
+                  AND i.eligible_at <= now() - t.limit_ms * interval '1 millisecond') b
+            UNION ALL
+            SELECT 'step', t.nth, b.breaching, b.longest_ms
+            FROM unnest(:machine::text[], :step::text[], :stepLimitMs::bigint[]) WITH ORDINALITY
+                AS t(machine, step, limit_ms, nth)
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS breaching,
+                       (extract(epoch FROM now() - min(i.eligible_at)) * 1000)::bigint AS longest_ms
+                FROM {schema}.durable_instance i
+                WHERE i.status IN ('runnable', 'awaiting_signal') AND i.machine = t.machine AND i.step = t.step
+                  AND i.eligible_at <= now() - t.limit_ms * interval '1 millisecond') b
+            """;
+
     /** The statuses bound when a query names none: every one (the column is never NULL). */
     private static final String EVERY_STATUS = statusArray(Arrays.asList(InstanceStatus.values()));
 
@@ -143,6 +183,7 @@ public final class SearchRepository {
     private final String lockPageSql;
     private final String findHolderSql;
     private final String lockHolderSql;
+    private final String checkTargetsSql;
 
     public SearchRepository(DataSource dataSource, StatementPlanning planning) {
         this.planning = planning;
@@ -153,6 +194,7 @@ public final class SearchRepository {
         this.lockPageSql = planning.qualify(LOCK_PAGE);
         this.findHolderSql = planning.qualify(FIND_HOLDER);
         this.lockHolderSql = planning.qualify(LOCK_HOLDER);
+        this.checkTargetsSql = planning.qualify(CHECK_TARGETS);
     }
 
     /** The page {@code query} selects, in its order; states and results read with {@code codec}. */
@@ -200,6 +242,34 @@ public final class SearchRepository {
                 .param("uniqueKey", uniqueKey).query(Long.class).optional().orElse(null)));
     }
 
+    /** What each of {@code targets} finds now, in their order; no statement for none. */
+    List<TargetCheck> check(List<Target> targets) {
+        if (targets.isEmpty()) {
+            return List.of();
+        }
+        List<Target> queues = targets.stream().filter(t -> t.kind() == Target.Kind.OLDEST_RUNNABLE_AGE).toList();
+        List<Target> steps = targets.stream().filter(t -> t.kind() == Target.Kind.TIME_AT_STEP).toList();
+        Map<Target, TargetCheck> found = new HashMap<>();
+        planning.ordinary().sql(checkTargetsSql)
+                .param("queue", new SqlArrayValue("text", queues.stream().map(Target::queue).toArray()))
+                .param("queueLimitMs", new SqlArrayValue("bigint", limits(queues)))
+                .param("machine", new SqlArrayValue("text", steps.stream().map(Target::machine).toArray()))
+                .param("step", new SqlArrayValue("text", steps.stream().map(Target::step).toArray()))
+                .param("stepLimitMs", new SqlArrayValue("bigint", limits(steps)))
+                .query(rs -> {
+                    Target target = ("queue".equals(rs.getString("kind")) ? queues : steps)
+                            .get(rs.getInt("nth") - 1);
+                    long longest = rs.getLong("longest_ms");
+                    Duration longestWait = rs.wasNull() ? null : Duration.ofMillis(longest);
+                    found.put(target, new TargetCheck(target, rs.getLong("breaching"), longestWait));
+                });
+        return targets.stream().map(found::get).toList();
+    }
+
+    private static Object[] limits(List<Target> targets) {
+        return targets.stream().map(t -> t.limit().toMillis()).toArray();
+    }
+
     /** Binds the criteria of {@code query}, each with its SQL type, so that a NULL needs no look-up of its type. */
     private static JdbcClient.StatementSpec bind(JdbcClient.StatementSpec statement, InstanceQuery query) {
         return statement
@@ -220,6 +290,8 @@ public final class SearchRepository {
                 .param("updatedFrom", timestamp(query.updatedFrom()), Types.TIMESTAMP_WITH_TIMEZONE)
                 .param("updatedBefore", timestamp(query.updatedBefore()), Types.TIMESTAMP_WITH_TIMEZONE)
                 .param("errorContains", query.errorContains(), Types.VARCHAR)
+                .param("waitingMs", query.waitingLongerThan() == null ? null : query.waitingLongerThan().toMillis(),
+                        Types.BIGINT)
                 .param("limit", query.limit());
     }
 

@@ -142,8 +142,8 @@ class InstanceSearchTest {
     @Test
     void theSearchesAndTheBulkLockTestTheSameCriteria() {
         // the statuses (the stored ones, then which runnable rows: suspended or not), eleven optional criteria, the
-        // error text's test on two lines
-        assertThat(criteria(SearchRepository.SEARCH)).hasSize(16);
+        // error text's test on two lines, the wait's on three
+        assertThat(criteria(SearchRepository.SEARCH)).hasSize(19);
         assertThat(criteria(SearchRepository.SEARCH_NEWEST_FIRST)).isEqualTo(criteria(SearchRepository.SEARCH));
         assertThat(criteria(SearchRepository.LOCK_PAGE)).isEqualTo(criteria(SearchRepository.SEARCH));
     }

@@ -14,6 +14,8 @@ import dev.durable.RetryResult;
 import dev.durable.SignalResult;
 import dev.durable.StatePatch;
 import dev.durable.StoredSchedule;
+import dev.durable.Target;
+import dev.durable.TargetCheck;
 import dev.durable.WaitReason;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DeployCheck;
@@ -55,8 +57,9 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>{@code GET /actuator/durable}: the node, the registered machines and, per queue, the instances by status
  *       (all nodes), the unfinished and failed ones by what they wait for ({@link WaitReason}), in all and per machine
  *       version, the age of the oldest runnable instance, expired leases not yet reaped, and this node's
- *       concurrency, its claims and whether it paused the queue; the recurring schedules of the cluster; and
- *       what no live node can run (stranded instances and schedules);</li>
+ *       concurrency, its claims and whether it paused the queue; the recurring schedules of the cluster;
+ *       what no live node can run (stranded instances and schedules); and the node's targets, checked now
+ *       (docs/DESIGN.md, "Targets");</li>
  *   <li>{@code GET /actuator/durable/{id}}: one instance, without its state and result unless
  *       {@code management.endpoint.durable.show-values} allows them (they may hold personal data);</li>
  *   <li>{@code POST /actuator/durable/{id}} with {@code {"action":"retry"}}: makes a failed or suspended instance
@@ -103,15 +106,26 @@ public class DurableEndpoint {
     private final DurableEngine engine;
     private final Show showValues;
     private final Set<String> roles;
+    private final List<Target> targets;
 
     /**
      * @param showValues when an instance's state and result are shown
      * @param roles      the roles that may see them when {@code showValues} is {@link Show#WHEN_AUTHORIZED}
      */
     public DurableEndpoint(DurableEngine engine, Show showValues, Collection<String> roles) {
+        this(engine, showValues, roles, List.of());
+    }
+
+    /**
+     * @param showValues when an instance's state and result are shown
+     * @param roles      the roles that may see them when {@code showValues} is {@link Show#WHEN_AUTHORIZED}
+     * @param targets    the node's targets, checked on each read of the endpoint (docs/DESIGN.md, "Targets")
+     */
+    public DurableEndpoint(DurableEngine engine, Show showValues, Collection<String> roles, List<Target> targets) {
         this.engine = engine;
         this.showValues = showValues;
         this.roles = Set.copyOf(roles);
+        this.targets = List.copyOf(targets);
     }
 
     @ReadOperation
@@ -152,8 +166,33 @@ public class DurableEndpoint {
         List<StrandedScheduleDescriptor> strandedSchedules = engine.strandedSchedules().stream()
                 .map(s -> new StrandedScheduleDescriptor(s.name(), s.machine(), s.dueSince()))
                 .toList();
+        List<TargetDescriptor> checked = List.of();
+        String targetsError = null;
+        try {
+            checked = engine.client().checkTargets(targets).stream().map(DurableEndpoint::describe).toList();
+        } catch (DataAccessException e) {
+            targetsError = e.getClass().getName() + ": " + e.getMessage();
+        }
         return new DurableDescriptor(node, machines, queues, summaryError, stranded, schedules, schedulesError,
-                strandedSchedules);
+                strandedSchedules, checked, targetsError);
+    }
+
+    private static TargetDescriptor describe(TargetCheck check) {
+        Target target = check.target();
+        InstanceQuery breaching = target.breaching();
+        StringBuilder filter = new StringBuilder();
+        if (target.kind() == Target.Kind.OLDEST_RUNNABLE_AGE) {
+            filter.append("queue=").append(encode(target.queue())).append("&status=runnable");
+        } else {
+            filter.append("machine=").append(encode(target.machine())).append("&step=").append(encode(target.step()));
+        }
+        filter.append("&waitingLongerThan=").append(breaching.waitingLongerThan());
+        return new TargetDescriptor(target.kind().label(), target.queue(), target.machine(), target.step(),
+                target.limit(), check.breaching(), check.longestWait(), filter.toString());
+    }
+
+    private static String encode(@Nullable String text) {
+        return java.net.URLEncoder.encode(String.valueOf(text), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @ReadOperation
@@ -613,11 +652,25 @@ public class DurableEndpoint {
      *                          run found them (empty when there are none)
      * @param schedules         every recurring schedule of the cluster, by name
      * @param strandedSchedules due schedules whose machine no live node runs, as the last reaper run found them
+     * @param targets           this node's targets, each as checked now (empty without targets)
      */
     public record DurableDescriptor(NodeDescriptor node, List<MachineDescriptor> machines,
             Map<String, QueueDescriptor> queues, @Nullable String queuesError, List<StrandedDescriptor> stranded,
             List<ScheduleDescriptor> schedules, @Nullable String schedulesError,
-            List<StrandedScheduleDescriptor> strandedSchedules) implements OperationResponseBody {
+            List<StrandedScheduleDescriptor> strandedSchedules, List<TargetDescriptor> targets,
+            @Nullable String targetsError) implements OperationResponseBody {
+    }
+
+    /**
+     * A target as checked now (docs/DESIGN.md, "Targets").
+     *
+     * @param kind        {@code oldest_runnable_age} (with its queue) or {@code time_at_step} (with its machine and step)
+     * @param breaching   the instances past the target
+     * @param longestWait how long the one that has waited longest of them has waited; {@code null} for none
+     * @param instances   the filter of {@code GET /actuator/durable/instances} that lists them
+     */
+    public record TargetDescriptor(String kind, @Nullable String queue, @Nullable String machine,
+            @Nullable String step, Duration limit, long breaching, @Nullable Duration longestWait, String instances) {
     }
 
     /**

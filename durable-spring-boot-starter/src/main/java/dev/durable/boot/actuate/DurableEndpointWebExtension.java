@@ -55,8 +55,8 @@ public class DurableEndpointWebExtension {
             @Nullable String machine, @Nullable String version, @Nullable String step, @Nullable String status,
             @Nullable String queue, @Nullable String uniqueKey, @Nullable String correlationKey,
             @Nullable String createdFrom, @Nullable String createdBefore, @Nullable String updatedFrom,
-            @Nullable String updatedBefore, @Nullable String errorContains, @Nullable String afterId,
-            @Nullable String limit, @Nullable String order) {
+            @Nullable String updatedBefore, @Nullable String errorContains, @Nullable String waitingLongerThan,
+            @Nullable String afterId, @Nullable String limit, @Nullable String order) {
         return switch (id) {
             case INSTANCES -> answer(() -> {
                 Map<String, @Nullable String> criteria = new LinkedHashMap<>();
@@ -72,6 +72,7 @@ public class DurableEndpointWebExtension {
                 criteria.put("updatedFrom", updatedFrom);
                 criteria.put("updatedBefore", updatedBefore);
                 criteria.put("errorContains", errorContains);
+                criteria.put("waitingLongerThan", waitingLongerThan);
                 criteria.put("afterId", afterId);
                 criteria.put("limit", limit);
                 criteria.put("order", order);

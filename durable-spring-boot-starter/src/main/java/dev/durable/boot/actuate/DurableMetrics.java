@@ -2,6 +2,7 @@ package dev.durable.boot.actuate;
 
 import dev.durable.InstanceCounts;
 import dev.durable.InstanceStatus;
+import dev.durable.Target;
 import dev.durable.WaitReason;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DurableEngine;
@@ -73,6 +74,10 @@ import org.slf4j.LoggerFactory;
  *       registers, zeros included, and of every other one that has such instances</td></tr>
  *   <tr><td>{@code durable.queue.oldest.runnable.age}, {@code durable.queue.expired.leases}</td><td>gauges
  *       (database)</td><td>queue</td></tr>
+ *   <tr><td>{@code durable.queue.target.breaches}</td><td>gauge (database, with a target)</td><td>queue: the due
+ *       instances past the queue's oldest-runnable-age target at the targets' last check</td></tr>
+ *   <tr><td>{@code durable.step.target.breaches}</td><td>gauge (database, with a target)</td><td>machine, step:
+ *       the instances past the step's time-at-step target at the targets' last check</td></tr>
  * </table>
  *
  * The database gauges come from one statement, {@code DurableClient.countLive()}, which reads only the indexes of
@@ -90,6 +95,7 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
 
     private final Supplier<DurableEngine> engine;
     private final Duration refreshInterval;
+    private final @Nullable DurableTargets targets;
     private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
     private final List<QueueGauges> queueGauges = new CopyOnWriteArrayList<>();
     private final Map<PickMeter, Counter> pickCounters = new ConcurrentHashMap<>();
@@ -103,8 +109,18 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
      * @param refreshInterval how often the database gauges are refreshed
      */
     public DurableMetrics(Supplier<DurableEngine> engine, Duration refreshInterval) {
+        this(engine, refreshInterval, null);
+    }
+
+    /**
+     * @param targets the node's targets, whose breaches at their last check the gauges
+     *                {@code durable.queue.target.breaches} and {@code durable.step.target.breaches} show;
+     *                {@code null} for none
+     */
+    public DurableMetrics(Supplier<DurableEngine> engine, Duration refreshInterval, @Nullable DurableTargets targets) {
         this.engine = engine;
         this.refreshInterval = refreshInterval;
+        this.targets = targets;
     }
 
     @Override
@@ -163,9 +179,33 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
             Gauge.builder("durable.queue.claims", engine, e -> localQueue(e, queue, false))
                     .description("Steps of the queue running on this node").tag("queue", queue).register(registry);
         });
+        if (targets != null) {
+            bindTargets(registry, targets);
+        }
         queueGauges.add(new QueueGauges(registry));
         registries.add(registry);
         startRefreshing();
+    }
+
+    /** One gauge per target, read from the last check: NaN before the first (docs/DESIGN.md, "Targets"). */
+    private static void bindTargets(MeterRegistry registry, DurableTargets targets) {
+        for (Target target : targets.targets()) {
+            ToDoubleFunction<DurableTargets> breaching = t -> t.last()
+                    .flatMap(checked -> checked.checks().stream().filter(check -> check.target().equals(target))
+                            .findFirst())
+                    .map(check -> (double) check.breaching()).orElse(Double.NaN);
+            if (target.kind() == Target.Kind.OLDEST_RUNNABLE_AGE) {
+                Gauge.builder("durable.queue.target.breaches", targets, breaching)
+                        .description("Due instances of the queue that have waited longer than its oldest-runnable-age"
+                                + " target, all nodes, at the last check").baseUnit("instances")
+                        .tag("queue", target.queue()).register(registry);
+            } else {
+                Gauge.builder("durable.step.target.breaches", targets, breaching)
+                        .description("Instances of the machine that have waited at the step, due or parked, longer"
+                                + " than its time-at-step target, all nodes, at the last check").baseUnit("instances")
+                        .tags("machine", target.machine(), "step", target.step()).register(registry);
+            }
+        }
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.convert.DurationStyle;
 
 /**
  * The criteria of an {@link InstanceQuery} as the {@code durable} endpoint takes them: the query parameters of
@@ -19,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  * operation's body ({@code "filter":"machine=order&status=failed"}), so that the search an operator looked at is the
  * one a bulk operation acts on. Each is named as the query's setter ({@code machine}, {@code status},
  * {@code createdFrom}, {@code afterId}, ...); statuses are comma-separated labels (or the parameter repeated),
- * instants are ISO-8601 ({@code 2026-11-25T10:15:30Z}), and {@code order} is {@code oldest_first} or
+ * instants are ISO-8601 ({@code 2026-11-25T10:15:30Z}), {@code waitingLongerThan} a duration as a property takes
+ * it ({@code 24h}, {@code PT24H}), and {@code order} is {@code oldest_first} or
  * {@code newest_first}. A bad value is refused naming it and what is allowed; in a {@code filter}, so is a criterion
  * there is not, since a misspelt one would widen what a bulk operation acts on (query parameters of a GET that name
  * none are left unread by Spring Boot before they get here).
@@ -29,12 +32,13 @@ final class InstanceFilter {
     /** The criteria, in the order the README lists them. */
     static final List<String> CRITERIA = List.of("machine", "version", "step", "status", "queue", "uniqueKey",
             "correlationKey", "createdFrom", "createdBefore", "updatedFrom", "updatedBefore", "errorContains",
-            "afterId", "limit", "order");
+            "waitingLongerThan", "afterId", "limit", "order");
     private static final List<String> ORDERS = Arrays.stream(InstanceQuery.Order.values())
             .map(InstanceQuery.Order::label).toList();
     private static final List<String> STATUSES = Arrays.stream(InstanceStatus.values()).map(InstanceStatus::label)
             .toList();
     private static final String INSTANT_FORMAT = "an ISO-8601 instant, e.g. 2026-11-25T10:15:30Z";
+    private static final String DURATION_FORMAT = "a duration as a property takes it, e.g. 30s, 24h or PT24H";
 
     private InstanceFilter() {
     }
@@ -98,6 +102,7 @@ final class InstanceFilter {
                     .updatedFrom(instant(values, "updatedFrom"))
                     .updatedBefore(instant(values, "updatedBefore"))
                     .errorContains(values.get("errorContains"))
+                    .waitingLongerThan(duration(values, "waitingLongerThan"))
                     .afterId(afterId == null ? 0 : afterId)
                     .limit(limit == null ? InstanceQuery.DEFAULT_LIMIT : limit)
                     .order(order == null ? InstanceQuery.Order.OLDEST_FIRST : order(order));
@@ -148,6 +153,19 @@ final class InstanceFilter {
         } catch (DateTimeParseException e) {
             throw RejectedRequestException.badRequest("'" + value + "' is not an instant, as " + name + " must be",
                     "format", INSTANT_FORMAT);
+        }
+    }
+
+    private static @Nullable Duration duration(Map<String, String> values, String name) {
+        String value = values.get(name);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return DurationStyle.detectAndParse(value.strip());
+        } catch (IllegalArgumentException e) {
+            throw RejectedRequestException.badRequest("'" + value + "' is not a duration, as " + name + " must be",
+                    "format", DURATION_FORMAT);
         }
     }
 

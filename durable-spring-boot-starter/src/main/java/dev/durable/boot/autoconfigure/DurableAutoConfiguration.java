@@ -3,6 +3,7 @@ package dev.durable.boot.autoconfigure;
 import dev.durable.DurableClient;
 import dev.durable.boot.DurableCustomizer;
 import dev.durable.boot.DurableDataSource;
+import dev.durable.boot.actuate.DurableTargets;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.json.JacksonJsonCodec;
 import dev.durable.json.JsonCodec;
@@ -113,6 +114,18 @@ public final class DurableAutoConfiguration {
     @ConditionalOnMissingBean
     DurableClient durableClient(DurableEngine engine) {
         return engine.client();
+    }
+
+    // Checked in the background while the context runs, on a thread of its own; with no target, nothing runs
+    // (docs/DESIGN.md, "Targets"). The engine is looked up at the first check: its listeners, the meters among them,
+    // read these targets.
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(MachineRegistry.class)
+    DurableTargets durableTargets(ObjectProvider<DurableEngine> engine, MachineRegistry machines,
+            DurableProperties properties) {
+        return new DurableTargets(() -> engine.getObject().client(), EngineSettingsMapper.targets(properties,
+                machines), properties.getMetrics().getQueueDepthRefreshInterval());
     }
 
     @Bean

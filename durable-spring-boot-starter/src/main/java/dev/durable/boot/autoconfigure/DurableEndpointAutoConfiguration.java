@@ -2,7 +2,10 @@ package dev.durable.boot.autoconfigure;
 
 import dev.durable.boot.actuate.DurableEndpoint;
 import dev.durable.boot.actuate.DurableEndpointWebExtension;
+import dev.durable.boot.actuate.DurableTargets;
 import dev.durable.runtime.DurableEngine;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -37,8 +40,11 @@ public final class DurableEndpointAutoConfiguration {
         @Bean
         @ConditionalOnBean(DurableEngine.class)
         @ConditionalOnMissingBean
-        DurableEndpoint durableEndpoint(DurableEngine engine, DurableEndpointProperties properties) {
-            return new DurableEndpoint(engine, properties.getShowValues(), properties.getRoles());
+        DurableEndpoint durableEndpoint(DurableEngine engine, DurableEndpointProperties properties,
+                ObjectProvider<DurableTargets> targets) {
+            DurableTargets checked = targets.getIfAvailable();
+            return new DurableEndpoint(engine, properties.getShowValues(), properties.getRoles(),
+                    checked == null ? List.of() : checked.targets());
         }
 
         @Bean

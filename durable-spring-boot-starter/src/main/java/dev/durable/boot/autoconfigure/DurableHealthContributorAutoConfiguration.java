@@ -1,7 +1,9 @@
 package dev.durable.boot.autoconfigure;
 
 import dev.durable.boot.actuate.DurableHealthIndicator;
+import dev.durable.boot.actuate.DurableTargets;
 import dev.durable.runtime.DurableEngine;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -32,8 +34,8 @@ public final class DurableHealthContributorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "durableHealthIndicator")
-        DurableHealthIndicator durableHealthIndicator(DurableEngine engine) {
-            return new DurableHealthIndicator(engine);
+        DurableHealthIndicator durableHealthIndicator(DurableEngine engine, ObjectProvider<DurableTargets> targets) {
+            return new DurableHealthIndicator(engine, targets.getIfAvailable());
         }
     }
 }

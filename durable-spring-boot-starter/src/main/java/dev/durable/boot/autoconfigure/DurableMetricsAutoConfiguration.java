@@ -1,6 +1,7 @@
 package dev.durable.boot.autoconfigure;
 
 import dev.durable.boot.actuate.DurableMetrics;
+import dev.durable.boot.actuate.DurableTargets;
 import dev.durable.runtime.DurableEngine;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -30,7 +31,9 @@ public final class DurableMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DurableMetrics durableMetrics(ObjectProvider<DurableEngine> engine, DurableProperties properties) {
-        return new DurableMetrics(engine::getObject, properties.getMetrics().getQueueDepthRefreshInterval());
+    DurableMetrics durableMetrics(ObjectProvider<DurableEngine> engine, DurableProperties properties,
+            ObjectProvider<DurableTargets> targets) {
+        return new DurableMetrics(engine::getObject, properties.getMetrics().getQueueDepthRefreshInterval(),
+                targets.getIfAvailable());
     }
 }

@@ -95,6 +95,12 @@ public final class DurableProperties {
      */
     private final Map<String, Queue> queues;
 
+    /**
+     * What this node knows of the machines beyond their annotations, by machine name: their targets (the time-at-step
+     * targets of their steps).
+     */
+    private final Map<String, Machine> machines;
+
     /** How long any step may run before it is interrupted; machines and steps may set their own. Default: none. */
     private final @Nullable Duration stepTimeout;
 
@@ -174,6 +180,7 @@ public final class DurableProperties {
             @Nullable Duration idlePollInterval, @Nullable Duration reaperInterval,
             @DefaultValue("" + EngineSettings.DEFAULT_REAPER_BATCH_SIZE) int reaperBatchSize,
             @Nullable Duration shutdownGracePeriod, @Nullable Map<String, Queue> queues,
+            @Nullable Map<String, Machine> machines,
             @Nullable Duration stepTimeout, @Nullable Duration zombieGracePeriod,
             @DefaultValue("" + EngineSettings.DEFAULT_MAX_ZOMBIES) int maxZombies,
             @Nullable Duration outcomeRetryTimeout, @Nullable Duration maxRetryBackoff, @Nullable Duration batchWindow,
@@ -196,6 +203,7 @@ public final class DurableProperties {
         this.reaperBatchSize = reaperBatchSize;
         this.shutdownGracePeriod = orDefault(shutdownGracePeriod, EngineSettings.DEFAULT_SHUTDOWN_GRACE_PERIOD);
         this.queues = queues == null ? Map.of() : new TreeMap<>(queues);
+        this.machines = machines == null ? Map.of() : new TreeMap<>(machines);
         this.stepTimeout = stepTimeout;
         this.zombieGracePeriod = orDefault(zombieGracePeriod, EngineSettings.DEFAULT_ZOMBIE_GRACE_PERIOD);
         this.maxZombies = maxZombies;
@@ -270,6 +278,10 @@ public final class DurableProperties {
         return queues;
     }
 
+    public Map<String, Machine> getMachines() {
+        return machines;
+    }
+
     public @Nullable Duration getStepTimeout() {
         return stepTimeout;
     }
@@ -340,10 +352,19 @@ public final class DurableProperties {
         /** The most rows one poll claims; a poll never claims more than the free slots. */
         private final int batchSize;
 
+        /** The queue's target (docs/DESIGN.md, "Targets"). */
+        private final QueueTargets targets;
+
         public Queue(@DefaultValue("" + QueueSettings.DEFAULT_CONCURRENCY) int concurrency,
-                @DefaultValue("" + QueueSettings.DEFAULT_BATCH_SIZE) int batchSize) {
+                @DefaultValue("" + QueueSettings.DEFAULT_BATCH_SIZE) int batchSize,
+                @DefaultValue QueueTargets targets) {
             this.concurrency = concurrency;
             this.batchSize = batchSize;
+            this.targets = targets;
+        }
+
+        public QueueTargets getTargets() {
+            return targets;
         }
 
         public int getConcurrency() {
@@ -352,6 +373,58 @@ public final class DurableProperties {
 
         public int getBatchSize() {
             return batchSize;
+        }
+    }
+
+    /** The target of a queue, checked by every node that configures the queue. */
+    public static final class QueueTargets {
+
+        /**
+         * How long a due instance of the queue may wait for a node to pick it; past it, it is a breach, reported by
+         * durable.queue.target.breaches, the health's details and /actuator/durable. Default: none.
+         */
+        private final @Nullable Duration oldestRunnableAge;
+
+        public QueueTargets(@Nullable Duration oldestRunnableAge) {
+            this.oldestRunnableAge = oldestRunnableAge;
+        }
+
+        public @Nullable Duration getOldestRunnableAge() {
+            return oldestRunnableAge;
+        }
+    }
+
+    /** What this node knows of one machine beyond its annotations. */
+    public static final class Machine {
+
+        /** The machine's targets (docs/DESIGN.md, "Targets"). */
+        private final MachineTargets targets;
+
+        public Machine(@DefaultValue MachineTargets targets) {
+            this.targets = targets;
+        }
+
+        public MachineTargets getTargets() {
+            return targets;
+        }
+    }
+
+    /** The targets of one machine, every version of it. */
+    public static final class MachineTargets {
+
+        /**
+         * By step name: how long an instance may wait at the step, due or parked, counted from when it last fell due
+         * or parked; past it, it is a breach, reported by durable.step.target.breaches, the health's details and
+         * /actuator/durable. Default: none.
+         */
+        private final Map<String, Duration> timeAtStep;
+
+        public MachineTargets(@Nullable Map<String, Duration> timeAtStep) {
+            this.timeAtStep = timeAtStep == null ? Map.of() : new TreeMap<>(timeAtStep);
+        }
+
+        public Map<String, Duration> getTimeAtStep() {
+            return timeAtStep;
         }
     }
 

@@ -1,14 +1,20 @@
 package dev.durable.boot.autoconfigure;
 
+import dev.durable.Target;
+import dev.durable.machine.MachineDefinition;
+import dev.durable.machine.MachineRegistry;
 import dev.durable.machine.RetryPolicy;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.InvalidSettingException;
 import dev.durable.runtime.QueueSettings;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -110,6 +116,51 @@ final class EngineSettingsMapper {
                     .nonRetryable(retry.getNonRetryable()).build();
         } catch (RetryPolicy.InvalidRetryPolicyException e) {
             throw new InvalidSettingException("retry." + e.setting(), e.problem());
+        }
+    }
+
+    /**
+     * The targets {@code durable.queues.<name>.targets.*} and {@code durable.machines.<name>.targets.*} set, queues
+     * first, each in name order (docs/DESIGN.md, "Targets").
+     *
+     * @throws InvalidDurablePropertyException naming the property of a limit that is not positive, or of a machine
+     *                                         this node does not run, or a step no version of it declares
+     */
+    static List<Target> targets(DurableProperties properties, MachineRegistry machines) {
+        List<Target> targets = new ArrayList<>();
+        properties.getQueues().forEach((name, queue) -> {
+            Duration limit = queue.getTargets().getOldestRunnableAge();
+            if (limit != null) {
+                targets.add(target("durable.queues." + name + ".targets.oldest-runnable-age", limit,
+                        () -> Target.oldestRunnableAge(name, limit)));
+            }
+        });
+        properties.getMachines().forEach((name, machine) -> machine.getTargets().getTimeAtStep().forEach(
+                (step, limit) -> {
+                    String property = "durable.machines." + name + ".targets.time-at-step." + step;
+                    List<MachineDefinition> versions = machines.all().stream()
+                            .filter(definition -> definition.name().equals(name)).toList();
+                    if (versions.isEmpty()) {
+                        throw new InvalidDurablePropertyException(property, limit, "this node runs no machine '"
+                                + name + "'; it runs " + machines.all().stream().map(MachineDefinition::name)
+                                        .distinct().sorted().toList(), new IllegalArgumentException(name));
+                    }
+                    if (versions.stream().noneMatch(definition -> definition.steps().containsKey(step))) {
+                        throw new InvalidDurablePropertyException(property, limit, "no version of machine '" + name
+                                + "' declares a step '" + step + "'; its steps are " + versions.stream()
+                                        .flatMap(definition -> definition.steps().keySet().stream()).distinct()
+                                        .sorted().toList(), new IllegalArgumentException(step));
+                    }
+                    targets.add(target(property, limit, () -> Target.timeAtStep(name, step, limit)));
+                }));
+        return targets;
+    }
+
+    private static Target target(String property, Duration limit, Supplier<Target> target) {
+        try {
+            return target.get();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidDurablePropertyException(property, limit, String.valueOf(e.getMessage()), e);
         }
     }
 

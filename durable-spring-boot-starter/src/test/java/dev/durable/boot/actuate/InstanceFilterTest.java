@@ -27,14 +27,17 @@ class InstanceFilterTest {
                 + "&status=cancelled&queue=orders&uniqueKey=order%3A42&correlationKey=customer%3A7"
                 + "&createdFrom=2026-11-23T00:00:00Z&createdBefore=2026-11-24T00:00:00Z"
                 + "&updatedFrom=2026-11-23T00:00:00Z&updatedBefore=2026-11-25T00:00:00Z"
-                + "&errorContains=carrier+down&afterId=17&limit=50&order=newest_first");
+                + "&errorContains=carrier+down&waitingLongerThan=24h&afterId=17&limit=50&order=newest_first");
 
         assertThat(query).isEqualTo(InstanceQuery.all().machine("order").version(2).step("ship")
                 .statuses(List.of(InstanceStatus.FAILED, InstanceStatus.CANCELLED)).queue("orders")
                 .uniqueKey("order:42").correlationKey("customer:7")
                 .createdFrom(Instant.parse("2026-11-23T00:00:00Z")).createdBefore(Instant.parse("2026-11-24T00:00:00Z"))
                 .updatedFrom(Instant.parse("2026-11-23T00:00:00Z")).updatedBefore(Instant.parse("2026-11-25T00:00:00Z"))
-                .errorContains("carrier down").afterId(17).limit(50).newestFirst());
+                .errorContains("carrier down").waitingLongerThan(java.time.Duration.ofHours(24)).afterId(17).limit(50)
+                .newestFirst());
+        assertThat(InstanceFilter.parse("waitingLongerThan=PT30S").waitingLongerThan())
+                .isEqualTo(java.time.Duration.ofSeconds(30));
         assertThat(InstanceFilter.parse("")).isEqualTo(InstanceQuery.all());
         assertThat(InstanceFilter.parse(Map.of("status", "runnable, executing")).statuses())
                 .containsExactly(InstanceStatus.RUNNABLE, InstanceStatus.EXECUTING);
@@ -70,6 +73,9 @@ class InstanceFilterTest {
         assertRejected(() -> InstanceFilter.parse("updatedBefore=2026-11-24"),
                 "'2026-11-24' is not an instant, as updatedBefore must be", "format",
                 "an ISO-8601 instant, e.g. 2026-11-25T10:15:30Z");
+        assertRejected(() -> InstanceFilter.parse("waitingLongerThan=a+day"),
+                "'a day' is not a duration, as waitingLongerThan must be", "format",
+                "a duration as a property takes it, e.g. 30s, 24h or PT24H");
         assertRejected(() -> InstanceFilter.parse("order=random"), "Unknown order 'random'", "orders",
                 "[oldest_first, newest_first]");
         assertRejected(() -> InstanceFilter.parse("afterId=-5"),

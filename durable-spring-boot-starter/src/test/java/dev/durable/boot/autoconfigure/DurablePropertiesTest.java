@@ -74,11 +74,11 @@ class DurablePropertiesTest {
             }
         });
         // Every durable.* property shows its default, but those that have none to show: the host name, no
-        // timeout, the map of queues (whose entries' defaults are those of 'default' above), the retentions
-        // (unset: kept forever), and the non-retryable types (none).
+        // timeout, the map of queues (whose entries' defaults are those of 'default' above), the map of machines
+        // (whose targets are none), the retentions (unset: kept forever), and the non-retryable types (none).
         assertThat(properties.keySet()).filteredOn(name -> name.startsWith("durable."))
                 .filteredOn(name -> !defaults.containsKey(name))
-                .containsExactlyInAnyOrder("durable.node-name", "durable.step-timeout", "durable.queues",
+                .containsExactlyInAnyOrder("durable.node-name", "durable.step-timeout", "durable.queues", "durable.machines",
                         "durable.retention.done", "durable.retention.failed", "durable.retention.cancelled",
                         "durable.retry.non-retryable");
         assertThat(properties.get("durable.queues").path("description").asString())
@@ -257,6 +257,39 @@ class DurablePropertiesTest {
                 .run(context -> assertStartupFailure(context, InvalidDurablePropertyException.class,
                         "property 'durable.queues.mail'", "machine mailer v1",
                         TestMachines.Mailer.class.getName(), "runs on queue 'mail', which is not configured"));
+    }
+
+    @Test
+    void aTargetOfAMachineOrStepThisNodeDoesNotRunOrThatIsNotPositiveFailsStartupNamingTheProperty() {
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.machines.greetr.targets.time-at-step.greet=1h")
+                .run(context -> assertStartupFailure(context, InvalidDurablePropertyException.class,
+                        "property 'durable.machines.greetr.targets.time-at-step.greet' (value 'PT1H')",
+                        "this node runs no machine 'greetr'; it runs [greeter]"));
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.machines.greeter.targets.time-at-step.wait=1h")
+                .run(context -> assertStartupFailure(context, InvalidDurablePropertyException.class,
+                        "property 'durable.machines.greeter.targets.time-at-step.wait'",
+                        "no version of machine 'greeter' declares a step 'wait'; its steps are"));
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.queues.default.targets.oldest-runnable-age=0s")
+                .run(context -> assertStartupFailure(context, InvalidDurablePropertyException.class,
+                        "property 'durable.queues.default.targets.oldest-runnable-age' (value 'PT0S')",
+                        "The limit of a target must be positive, was PT0S"));
+    }
+
+    /** Without a target nothing checks: no thread, no statement, no meter of breaches, no health detail. */
+    @Test
+    void withoutATargetNothingIsChecked() {
+        runner.withUserConfiguration(TestMachines.Greeter.class).run(context -> {
+            dev.durable.boot.actuate.DurableTargets targets = context.getBean(
+                    dev.durable.boot.actuate.DurableTargets.class);
+            assertThat(targets.targets()).isEmpty();
+            assertThat(targets.isRunning()).isFalse();
+            assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                    .doesNotContain("durable-targets");
+            assertThat(targets.last()).isEmpty();
+        });
     }
 
     @Test
