@@ -12,10 +12,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param payment  how long an order waits for its payment
  * @param report   when the nightly report runs
  * @param postgres the embedded PostgreSQL used when no {@code spring.datasource.url} is set
+ * @param traces   where the spans of the sample's traces are written
  */
 @ConfigurationProperties("sample")
 public record SampleProperties(@DefaultValue Carrier carrier, @DefaultValue Payment payment,
-        @DefaultValue Report report, @DefaultValue Postgres postgres) {
+        @DefaultValue Report report, @DefaultValue Postgres postgres, @DefaultValue Traces traces) {
 
     /** @param failureRate the share of shipments whose carrier call fails (0 to 1) */
     public record Carrier(@DefaultValue("0.3") double failureRate) {
@@ -37,5 +38,9 @@ public record SampleProperties(@DefaultValue Carrier carrier, @DefaultValue Paym
 
     /** @param dataDir where the embedded PostgreSQL keeps its data, across restarts */
     public record Postgres(@DefaultValue(".data/postgres") Path dataDir) {
+    }
+
+    /** @param file the file every span is appended to, one JSON line each (several nodes may share it) */
+    public record Traces(@DefaultValue(".data/traces.jsonl") Path file) {
     }
 }
