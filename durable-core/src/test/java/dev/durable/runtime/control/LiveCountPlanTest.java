@@ -4,16 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.InstanceCounts;
 import dev.durable.WaitReason;
-import dev.durable.jdbc.DurableSchema;
 import dev.durable.runtime.jdbc.History;
-import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,22 +23,8 @@ import org.junit.jupiter.api.Test;
  * <p>The default suite uses 100,000 rows; {@code docs/PERFORMANCE.md} records the plan on a million, printed by
  * {@code ./mvnw -pl durable-core test -Dtest=LiveCountPlanTest -Ddurable.plan.rows=1000000 -Ddurable.plan.print=true}.
  */
-class LiveCountPlanTest {
+class LiveCountPlanTest extends LiveRowsTable {
 
-    private static final StatementPlanning PLANNING = new StatementPlanning(TestDatabase.dataSource(),
-            DurableSchema.named(TestDatabase.SCHEMA));
-    private static final int ROWS = Integer.getInteger("durable.plan.rows", 100_000);
-    private static final boolean PRINT = Boolean.getBoolean("durable.plan.print");
-
-    @BeforeAll
-    static void fillTheTable() {
-        LiveRows.fill(ROWS);
-    }
-
-    @AfterAll
-    static void emptyTheTable() {
-        TestDatabase.clean();
-    }
 
     @Test
     void theLiveCountsReadTheIndexOfInFlightRowsAloneAndNeverTheTable() {

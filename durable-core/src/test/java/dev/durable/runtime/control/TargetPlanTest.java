@@ -14,8 +14,6 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -31,24 +29,10 @@ import org.springframework.jdbc.support.SqlArrayValue;
  * <p>{@code docs/PERFORMANCE.md} records the plan on a million rows, printed by
  * {@code ./mvnw -pl durable-core test -Dtest=TargetPlanTest -Ddurable.plan.rows=1000000 -Ddurable.plan.print=true}.
  */
-class TargetPlanTest {
+class TargetPlanTest extends LiveRowsTable {
 
-    private static final StatementPlanning PLANNING = new StatementPlanning(TestDatabase.dataSource(),
-            DurableSchema.named(TestDatabase.SCHEMA));
-    private static final int ROWS = Integer.getInteger("durable.plan.rows", 100_000);
-    private static final boolean PRINT = Boolean.getBoolean("durable.plan.print");
     private static final Duration LIMIT = Duration.ofSeconds(30);
     private static final JsonCodec CODEC = new JacksonJsonCodec();
-
-    @BeforeAll
-    static void fillTheTable() {
-        LiveRows.fill(ROWS);
-    }
-
-    @AfterAll
-    static void emptyTheTable() {
-        TestDatabase.clean();
-    }
 
     @Test
     void everyTargetIsCountedFromItsIndexAndTheTableIsNeverReadWhole() {

@@ -1,16 +1,33 @@
 package dev.durable.runtime.control;
 
+import dev.durable.jdbc.DurableSchema;
+import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.testing.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The table the plan tests of the live counts and of the targets read (docs/DESIGN.md, "Counting instances" and
- * "Targets"): rows whose ended ones dwarf the unfinished, spread over 8 machines ({@code m0}..{@code m7}) of 2 versions
- * on 4 queues ({@code q0}..{@code q3}), 3 steps ({@code s0}..{@code s2}) and every reason, vacuumed as autovacuum
- * leaves a table.
+ * "Targets"): {@code durable.plan.rows} rows (100,000 unless set) whose ended ones dwarf the unfinished, spread over 8
+ * machines ({@code m0}..{@code m7}) of 2 versions on 4 queues ({@code q0}..{@code q3}), 3 steps ({@code s0}..{@code s2})
+ * and every reason, vacuumed as autovacuum leaves a table; filled before a test class and emptied after it.
  */
-final class LiveRows {
+abstract class LiveRowsTable {
 
-    private LiveRows() {
+    static final StatementPlanning PLANNING = new StatementPlanning(TestDatabase.dataSource(),
+            DurableSchema.named(TestDatabase.SCHEMA));
+    static final int ROWS = Integer.getInteger("durable.plan.rows", 100_000);
+    /** Whether the plans are printed, with {@code EXPLAIN (ANALYZE, BUFFERS)}, for docs/PERFORMANCE.md. */
+    static final boolean PRINT = Boolean.getBoolean("durable.plan.print");
+
+    @BeforeAll
+    static void fillTheTable() {
+        fill(ROWS);
+    }
+
+    @AfterAll
+    static void emptyTheTable() {
+        TestDatabase.clean();
     }
 
     /**
@@ -20,7 +37,7 @@ final class LiveRows {
      * deadline, 14 on their children (every other one of those with a deadline too), 1 suspended. States of about 100
      * bytes, as an order's.
      */
-    static void fill(int rows) {
+    private static void fill(int rows) {
         TestDatabase.clean();
         TestDatabase.jdbc().update("""
                 INSERT INTO durable_it.durable_instance (machine, machine_version, step, state, queue, status,
