@@ -109,8 +109,10 @@ public final class Benchmark {
     private static final int PENDING = Integer.getInteger("bench.pending", 1_000_000);
     /**
      * Whether steps and calls are observed (docs/DESIGN.md, "Tracing"): {@code off} (the default, the engine's
-     * {@code ObservationRegistry.NOOP}) or {@code on}, a registry whose one handler does nothing, so the cost measured
-     * is durable's own: the observations made, started, scoped and stopped.
+     * {@code ObservationRegistry.NOOP}); {@code on}, a registry whose one handler does nothing, so the cost measured
+     * is durable's own: the observations made, started, scoped and stopped; or {@code bridge}, every observation a
+     * span of OpenTelemetry's SDK through Micrometer Tracing's bridge, as an application with Spring Boot's tracing
+     * has them ({@link BridgeObservations}).
      */
     private static final String OBSERVATIONS = System.getProperty("bench.observations", "off");
     /** How every scenario's engines hear of work from other nodes; (l) measures both whatever this says. */
@@ -1660,6 +1662,9 @@ public final class Benchmark {
     }
 
     private static ObservationRegistry observations() {
+        if (OBSERVATIONS.equals("bridge")) {
+            return BridgeObservations.registry();
+        }
         if (!OBSERVATIONS.equals("on")) {
             return ObservationRegistry.NOOP;
         }
@@ -1674,7 +1679,8 @@ public final class Benchmark {
         return String.format(Locale.ROOT, "rows/pick=%.1f outcomes/commit=%.1f picks=%d commits=%d fenced=%d",
                 stats.picked() / (double) Math.max(1, stats.picks()),
                 stats.outcomesCommitted() / (double) Math.max(1, stats.outcomeFlushes()), stats.picks(),
-                stats.outcomeFlushes(), stats.outcomesFenced());
+                stats.outcomeFlushes(), stats.outcomesFenced())
+                + (OBSERVATIONS.equals("bridge") ? " spans_exported=" + BridgeObservations.EXPORTED.get() : "");
     }
 
     private void clean() {
@@ -1687,7 +1693,7 @@ public final class Benchmark {
                 + jdbc.queryForObject("SELECT version()", String.class) + " (" + postgres.source() + ")");
         note("synchronous_commit=" + jdbc.queryForObject("SHOW synchronous_commit", String.class) + " fsync="
                 + jdbc.queryForObject("SHOW fsync", String.class) + "; n=" + N + " concurrency=" + CONCURRENCY
-                + " batch=" + BATCH);
+                + " batch=" + BATCH + " observations=" + OBSERVATIONS);
     }
 
     private void reportLatency(String name, long[] sent, long[] started) {
