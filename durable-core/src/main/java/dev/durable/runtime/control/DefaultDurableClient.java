@@ -399,10 +399,6 @@ public final class DefaultDurableClient implements DurableClient {
 
     @Override
     public List<TargetCheck> checkTargets(List<Target> targets) {
-        Objects.requireNonNull(targets, "targets must not be null");
-        if (targets.stream().distinct().count() < targets.size()) {
-            throw new IllegalArgumentException("A target is named twice in " + targets);
-        }
         return search.check(targets);
     }
 
@@ -596,15 +592,6 @@ public final class DefaultDurableClient implements DurableClient {
 
     /** Runs {@code action} once the caller's transaction commits, or now if there is none. */
     private static void afterCommit(Runnable action) {
-        if (TransactionSynchronizationManager.isSynchronizationActive()) {
-            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-                @Override
-                public void afterCommit() {
-                    action.run();
-                }
-            });
-        } else {
-            action.run();
-        }
+        afterCompletion(action, () -> { });
     }
 }

@@ -20,6 +20,7 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -242,8 +243,16 @@ public final class SearchRepository {
                 .param("uniqueKey", uniqueKey).query(Long.class).optional().orElse(null)));
     }
 
-    /** What each of {@code targets} finds now, in their order; no statement for none. */
+    /**
+     * What each of {@code targets} finds now, in their order; no statement for none.
+     *
+     * @throws IllegalArgumentException if a target is named twice
+     */
     List<TargetCheck> check(List<Target> targets) {
+        Objects.requireNonNull(targets, "targets must not be null");
+        if (targets.stream().distinct().count() < targets.size()) {
+            throw new IllegalArgumentException("A target is named twice in " + targets);
+        }
         if (targets.isEmpty()) {
             return List.of();
         }
