@@ -13,11 +13,13 @@ import dev.durable.boot.Step;
 import dev.durable.boot.actuate.DurableTargets;
 import dev.durable.boot.it.Http;
 import dev.durable.boot.test.DurableTest;
+import dev.durable.jdbc.DurableSchema;
 import dev.durable.test.DurableTestEngine;
 import dev.durable.test.postgres.TestPostgres;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -86,6 +88,13 @@ class TargetsTest {
         properties.add("spring.datasource.url", postgres::jdbcUrl);
         properties.add("spring.datasource.username", postgres::username);
         properties.add("spring.datasource.password", postgres::password);
+        // Behind a transaction pooler the schema is installed over a direct connection, as an application would.
+        properties.add("durable.initialize-schema", () -> "false");
+    }
+
+    @BeforeAll
+    static void installTheSchema() {
+        DurableSchema.named("targets_test").migrate(TestPostgres.get().directDataSource());
     }
 
     private static final Target PAYMENT = Target.timeAtStep("order", "await-payment", Duration.ofHours(24));
