@@ -280,12 +280,7 @@ public class DashboardController {
     @PostMapping("/instances/{id}/retry")
     public Map<String, Object> retry(@PathVariable long id, HttpServletRequest request) {
         access.checkWrite(request);
-        RetryResult result;
-        try {
-            result = engine.client().retryFailed(id);
-        } catch (IllegalStateException e) {
-            throw new DashboardException(409, String.valueOf(e.getMessage()));
-        }
+        RetryResult result = engine.client().retryFailed(id);
         switch (result.outcome()) {
             case REFUSED_UNKNOWN_INSTANCE -> throw new DashboardException(404, "No instance " + id);
             case REFUSED_NOT_FAILED -> throw new DashboardException(409, "Instance " + id + " is "
@@ -339,12 +334,7 @@ public class DashboardController {
                 throw new IllegalArgumentException("The edited state is not JSON: " + e.getOriginalMessage(), e);
             }
         }
-        RerunResult result;
-        try {
-            result = engine.client().rerun(id, step, edited, DashboardAccess.who(request));
-        } catch (IllegalStateException e) {
-            throw new DashboardException(409, String.valueOf(e.getMessage()));
-        }
+        RerunResult result = engine.client().rerun(id, step, edited, DashboardAccess.who(request));
         switch (result.outcome()) {
             case REFUSED_UNKNOWN_INSTANCE -> throw new DashboardException(404, "No instance " + id);
             case REFUSED_NOT_ENDED -> throw new DashboardException(409, "Instance " + id + " is " + result.status()
@@ -376,6 +366,16 @@ public class DashboardController {
     @ExceptionHandler(DashboardException.class)
     ResponseEntity<Map<String, Object>> refused(DashboardException e) {
         return ResponseEntity.status(e.status()).body(Map.of("error", String.valueOf(e.getMessage())));
+    }
+
+    /**
+     * What the client refuses because of where an instance stands (a step its version does not declare, a machine not
+     * registered on this node): a conflict with the stored instance, not a bad request. One handler, so that every
+     * write, the bulk retry too, answers it alike.
+     */
+    @ExceptionHandler(IllegalStateException.class)
+    ResponseEntity<Map<String, Object>> conflict(IllegalStateException e) {
+        return ResponseEntity.status(409).body(Map.of("error", String.valueOf(e.getMessage())));
     }
 
     @ExceptionHandler(IllegalArgumentException.class)

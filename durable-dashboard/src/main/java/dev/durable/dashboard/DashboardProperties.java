@@ -21,8 +21,8 @@ public final class DashboardProperties {
     private final String path;
 
     /**
-     * Whether the dashboard only reads. While it does, every write (retry, bulk retry, cancel) is refused with 403
-     * and the pages offer none.
+     * Whether the dashboard only reads. While it does, every write (retry, bulk retry, cancel, rerun) is refused with
+     * 403 and the pages offer none.
      */
     private final boolean readOnly;
 

@@ -205,7 +205,8 @@ async function instance(id) {
 }
 
 // An operator's repair (docs/DESIGN.md, "Operator repair"): run the ended instance again from a chosen step, with the
-// state as edited here (left empty: the stored state).
+// state as edited here. The state is sent only when the operator changed it: the text shown is the stored state as
+// JSON, and sending it back unchanged would store a re-serialized copy as if it were an edit.
 function rerunForm(data) {
     const step = h("select", {id: "rerun-step"}, data.steps.map(name => h("option", {value: name,
         selected: name === data.step}, name)));
@@ -214,7 +215,8 @@ function rerunForm(data) {
     return [h("h2", {}, "Rerun"),
         h("p", {}, "Run it again from ", step, " with the state:"), state,
         h("p", {}, writeButton("Rerun", () => write("/instances/" + data.id + "/rerun",
-            {step: step.value, state: state.value}), {id: "rerun"}))];
+            state.value !== (data.state || "") ? {step: step.value, state: state.value} : {step: step.value}),
+            {id: "rerun"}))];
 }
 
 async function deployCheck() {
@@ -335,7 +337,7 @@ async function route(keepNotice) {
 async function start() {
     session = await read("/session");
     document.getElementById("session").textContent = (session.user || "anonymous")
-        + (session.readOnly ? " · read-only" : session.canWrite ? " · may retry and cancel" : " · may not write");
+        + (session.readOnly ? " · read-only" : session.canWrite ? " · may retry, rerun and cancel" : " · may not write");
     window.addEventListener("hashchange", () => {
         document.getElementById("notice").replaceChildren();
         route();
