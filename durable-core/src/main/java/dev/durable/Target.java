@@ -3,6 +3,7 @@ package dev.durable;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -105,9 +106,14 @@ public record Target(Kind kind, @Nullable String queue, @Nullable String machine
 
     /** E.g. {@code queue orders: oldest runnable age 30s} or {@code order at await-payment: time at step 24h}. */
     public String describe() {
-        String bound = limit.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+        String bound = spoken(limit);
         return kind == Kind.OLDEST_RUNNABLE_AGE ? "queue " + queue + ": oldest runnable age " + bound
                 : machine + " at " + step + ": time at step " + bound;
+    }
+
+    /** A duration as the descriptions write it: {@code 24h}, {@code 1m30s}, {@code 42.5s}. */
+    static String spoken(Duration duration) {
+        return duration.toString().substring(2).toLowerCase(Locale.ROOT);
     }
 
     private static void requireName(String what, @Nullable String name) {

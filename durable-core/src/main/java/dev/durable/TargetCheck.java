@@ -27,7 +27,6 @@ public record TargetCheck(Target target, long breaching, @Nullable Duration long
             return target.describe() + ": none past it";
         }
         return target.describe() + ": " + breaching + (breaching == 1 ? " instance" : " instances")
-                + " past it, the longest waiting " + longestWait.toString().substring(2).toLowerCase(
-                        java.util.Locale.ROOT);
+                + " past it, the longest waiting " + Target.spoken(longestWait);
     }
 }

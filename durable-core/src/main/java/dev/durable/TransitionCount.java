@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param step     the step the event was recorded at
  * @param event    what happened there
- * @param nextStep the step a {@code next} moved to; null for other events
+ * @param nextStep the step a {@code next} moved to, or the step a {@code rerun} chose; null for other events
  * @param status   the status the events left the instances in
  * @param count    how many such events were recorded
  */

@@ -590,7 +590,10 @@ public final class DefaultDurableClient implements DurableClient {
         }
     }
 
-    /** Runs {@code action} once the caller's transaction commits, or now if there is none. */
+    /**
+     * Runs {@code action} once the caller's transaction commits, or now if there is none. What it throws after a
+     * commit, Spring's synchronization logs: the call's answer stands, as the write it reports is committed.
+     */
     private static void afterCommit(Runnable action) {
         afterCompletion(action, () -> { });
     }

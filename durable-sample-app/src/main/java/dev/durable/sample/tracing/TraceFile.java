@@ -43,7 +43,8 @@ public final class TraceFile implements SpanExporter {
     @Override
     public synchronized CompletableResultCode export(Collection<SpanData> spans) {
         StringBuilder lines = new StringBuilder();
-        String node = engine.getIfAvailable() == null ? "" : engine.getObject().nodeId();
+        DurableEngine running = engine.getIfAvailable();
+        String node = running == null ? "" : running.nodeId();
         for (SpanData span : spans) {
             lines.append(JSON.writeValueAsString(line(span, node))).append('\n');
         }

@@ -90,8 +90,9 @@ public final class DurableProperties {
     private final Duration shutdownGracePeriod;
 
     /**
-     * The queues this node works, by name, each with its concurrency (default 10) and batch-size (default 256).
-     * The 'default' queue is always configured; every queue a machine names must be configured.
+     * The queues this node works, by name, each with its concurrency (default 10), batch-size (default 256) and
+     * targets (targets.oldest-runnable-age, unset by default). The 'default' queue is always configured; every queue a
+     * machine names must be configured.
      */
     private final Map<String, Queue> queues;
 
