@@ -14,6 +14,7 @@ import dev.durable.RetryResult;
 import dev.durable.StoredSchedule;
 import dev.durable.TransitionCount;
 import dev.durable.WaitReason;
+import dev.durable.boot.actuate.DurableEndpoint;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.DurableEngine;
@@ -174,7 +175,7 @@ public class DashboardController {
         Map<String, Object> answer = describe(instance, values);
         answer.put("steps", engine.machines().find(instance.machine(), instance.version())
                 .map(machine -> List.copyOf(machine.steps().keySet())).orElse(List.of()));
-        answer.put("history", client.history(id, 0, DETAIL_LIMIT).stream().map(DashboardController::describe)
+        answer.put("history", client.history(id, 0, DETAIL_LIMIT).stream().map(entry -> describe(entry, values))
                 .toList());
         answer.put("children", client.children(id).stream().limit(DETAIL_LIMIT)
                 .map(child -> describe(child, values)).toList());
@@ -482,7 +483,8 @@ public class DashboardController {
         return described;
     }
 
-    private static Map<String, Object> describe(HistoryEntry entry) {
+    /** A history entry, its patches under the actuator's rule: values masked where the state is hidden. */
+    private static Map<String, Object> describe(HistoryEntry entry, boolean values) {
         Map<String, Object> described = new LinkedHashMap<>();
         described.put("id", entry.id());
         described.put("at", entry.at());
@@ -495,6 +497,8 @@ public class DashboardController {
         described.put("durationMillis", entry.duration() == null ? null : entry.duration().toMillis());
         described.put("error", entry.error());
         described.put("signalsConsumed", entry.signalsConsumed());
+        described.put("patch", DurableEndpoint.patch(entry.patch(), values));
+        described.put("upcastPatch", DurableEndpoint.patch(entry.upcastPatch(), values));
         return described;
     }
 }

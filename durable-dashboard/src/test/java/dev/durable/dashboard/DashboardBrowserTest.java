@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.HistoryEntry;
 import dev.durable.dashboard.app.Parcels;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -65,6 +66,25 @@ class DashboardBrowserTest extends BrowserTest {
     }
 
     @Test
+    void anInstancesTimelineShowsThePatchOfEachTransitionThatChangedItsState() {
+        long id = parked("t1");
+
+        open("/instance/" + id);
+
+        waitFor("#history li[data-event='await']");
+        // pack hands the parcel on unchanged (no patch); label writes its label; the await changes nothing.
+        assertThat(browser().executeScript("return [...document.querySelectorAll('#history li')].map(item => {"
+                + " const patch = item.querySelector('pre.patch'); return patch ? patch.innerText.trim() : null })"))
+                .isEqualTo(Arrays.asList(null, "add /label \"LBL-t1\"", null));
+        // A patch cut at its size limit says so, as the history stores it (the marker last).
+        assertThat(browser().executeScript("return patchView([{op: 'replace', path: '/lines/0', value: 2},"
+                + " {op: 'cut', bytes: 20000, operations: 300}], 'patch').innerText.trim()"))
+                .isEqualTo("replace /lines/0 2\n… cut at the size limit: the whole patch had 300 operations,"
+                        + " 20000 bytes");
+        screenshot("timeline");
+    }
+
+    @Test
     void aRetryFromTheFailedListRunsTheInstanceAgain() {
         long broken = failed("r1");
         Parcels.broken.clear();
@@ -93,7 +113,9 @@ class DashboardBrowserTest extends BrowserTest {
 
         waitForText("#notice-info", "Rerun: rerun");
         await().atMost(WAIT).until(() -> DashboardDatabase.DATABASE.status(broken).equals("awaiting_signal"));
-        assertThat(durable.find(broken).orElseThrow().stateJson()).isEqualTo("{\"name\": \"fixed\"}");
+        // The edited state, and the label its rerun step wrote into it.
+        assertThat(durable.find(broken).orElseThrow().stateJson())
+                .isEqualTo("{\"name\": \"fixed\", \"label\": \"LBL-fixed\"}");
         assertThat(durable.history(broken)).filteredOn(entry -> entry.event() == HistoryEntry.Event.RERUN)
                 .singleElement().satisfies(entry -> {
                     assertThat(entry.step()).isEqualTo("label");

@@ -11,7 +11,8 @@ import org.springframework.test.annotation.DirtiesContext;
 
 /**
  * The dashboard as it is by default, read-only (docs/DESIGN.md, "Dashboard"), in a real headless Chromium: the pages
- * say so and offer no write, a write sent anyway is refused with 403 naming the property, and nothing changes.
+ * say so and offer no write, a write sent anyway is refused with 403 naming the property, and nothing changes; and
+ * states are hidden (show-values is never by default), the values of the history's patches with them.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
@@ -37,5 +38,22 @@ class ReadOnlyBrowserTest extends BrowserTest {
         assertThat(refused.status()).isEqualTo(403);
         assertThat(refused.json().get("error").asString()).startsWith("The dashboard is read-only");
         assertThat(DashboardDatabase.DATABASE.status(id)).isEqualTo("failed");
+    }
+
+    @Test
+    void aUserWhoMayNotSeeValuesGetsNoneOfThePatchesValues() {
+        long id = parked("secret");
+
+        // show-values is never here: the paths of what changed, none of its values, as the actuator shows them.
+        Answer detail = get("/api/instances/" + id);
+        assertThat(detail.status()).isEqualTo(200);
+        assertThat(detail.json().get("state").isNull()).isTrue();
+        assertThat(detail.json().get("history").valueStream().map(entry -> entry.get("patch").toString()))
+                .containsExactly("null", "[{\"op\":\"add\",\"path\":\"/label\",\"value\":\"******\"}]", "null");
+        assertThat(detail.body()).doesNotContain("LBL-secret");
+
+        open("/instance/" + id);
+        waitFor("#history pre.patch");
+        assertThat(text("#history pre.patch").trim()).isEqualTo("add /label ******");
     }
 }

@@ -198,10 +198,25 @@ async function instance(id) {
             " · ", entry.status, " · attempt " + entry.attempt, " · " + entry.at,
             entry.durationMillis === null ? "" : " · " + entry.durationMillis + " ms",
             entry.node ? " · " + entry.node : "",
-            entry.error ? h("pre", {class: "failed"}, entry.error) : null))),
+            entry.error ? h("pre", {class: "failed"}, entry.error) : null,
+            entry.upcastPatch ? patchView(entry.upcastPatch, "upcast") : null,
+            entry.patch ? patchView(entry.patch, "patch") : null))),
         h("h2", {}, "Children"),
         data.children.length === 0 ? h("p", {}, "None.") : table(["id", "machine", "step", "status", "attempt",
             "unique key", "updated", "last error"], instanceRows(data.children, false), {id: "children"})];
+}
+
+// What a transition changed of the state (docs/DESIGN.md, "History"): one line per RFC 6902 operation, its value as
+// JSON, or as the server masked it where the state is hidden (show-values); a patch cut at its size limit ends with
+// how much of it was not kept, so nobody reads half a change as the whole.
+function patchView(patch, kind) {
+    return h("pre", {class: "patch", "data-patch": kind}, kind === "upcast" ? "upcast:\n" : null,
+        patch.map(operation => operation.op === "cut"
+            ? h("span", {class: "cut"}, "… cut at the size limit: the whole patch had " + operation.operations
+                + " operations, " + operation.bytes + " bytes\n")
+            : [operation.op, " ", operation.path, operation.from === undefined ? "" : " from " + operation.from,
+                operation.value === undefined ? "" : " " + (session.showsValues ? JSON.stringify(operation.value)
+                    : operation.value), "\n"]).flat());
 }
 
 // An operator's repair (docs/DESIGN.md, "Operator repair"): run the ended instance again from a chosen step, with the

@@ -1,5 +1,6 @@
 package dev.durable.dashboard.app;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.durable.Outcome;
 import dev.durable.StepContext;
 import dev.durable.boot.DurableMachine;
@@ -7,10 +8,12 @@ import dev.durable.boot.Retry;
 import dev.durable.boot.Step;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The tests' machine on the queue {@value #QUEUE}: pack, then label (which fails at once for a parcel whose name is
- * in {@link #broken}), then await-pickup until the signal "pickup", then deliver: done.
+ * in {@link #broken}, and otherwise writes the parcel's label into its state, so its history entry holds a patch),
+ * then await-pickup until the signal "pickup", then deliver: done.
  */
 @DurableMachine(name = "parcel", queue = Parcels.QUEUE)
 @Retry(maxAttempts = "1")
@@ -20,7 +23,13 @@ public class Parcels {
     /** The parcels whose label step throws. */
     public static final Set<String> broken = ConcurrentHashMap.newKeySet();
 
-    public record Parcel(String name) {
+    /** A parcel; its label is written by the step of that name, and left out of the state until then. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Parcel(String name, @Nullable String label) {
+
+        public Parcel(String name) {
+            this(name, null);
+        }
     }
 
     @Step(value = "pack", initial = true)
@@ -33,7 +42,7 @@ public class Parcels {
         if (broken.contains(parcel.name())) {
             throw new IllegalStateException("the label printer jammed on " + parcel.name());
         }
-        return Outcome.next("await-pickup", parcel);
+        return Outcome.next("await-pickup", new Parcel(parcel.name(), "LBL-" + parcel.name()));
     }
 
     @Step("await-pickup")

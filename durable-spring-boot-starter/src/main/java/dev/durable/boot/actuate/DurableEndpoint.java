@@ -221,9 +221,9 @@ public class DurableEndpoint {
      * A history entry's patch as the endpoint shows it: whole when the state is shown; else with every operation's
      * {@code value} replaced by {@link #HIDDEN}, its paths kept (they are the state type's property names and array
      * indexes, as the in-flight report's shapes show them), so a reader who may not see the state sees what changed
-     * but not to what (docs/DESIGN.md, "History").
+     * but not to what (docs/DESIGN.md, "History"). Public so that the dashboard shows patches under the same rule.
      */
-    static @Nullable JsonNode patch(@Nullable StatePatch patch, boolean showValues) {
+    public static @Nullable JsonNode patch(@Nullable StatePatch patch, boolean showValues) {
         if (patch == null) {
             return null;
         }
