@@ -147,6 +147,20 @@ public interface DurableClient {
     List<TransitionCount> transitionCounts(String machine, Instant since);
 
     /**
+     * How many transitions all nodes together wrote per minute, from the minute {@code since} falls in to the
+     * current one (last, not over yet); empty while the history holds no row, and so always with history off. An
+     * estimate from the history's ids (a rolled-back transaction's count too), found by a binary search of the primary
+     * key per minute: its cost follows the number of minutes, not of rows (docs/DESIGN.md, "Dashboard").
+     */
+    List<Throughput> throughput(Instant since);
+
+    /**
+     * The nodes registered in the database, each with the machine versions it runs and how long ago its heartbeat
+     * renewed it, by id: the live ones, and those that died and have not aged out yet (a day).
+     */
+    List<ClusterNode> nodes();
+
+    /**
      * One instance, whatever its machine (registered on this node or not); its {@link DurableInstance#state(Class)}
      * and {@link DurableInstance#result(Class)} read with this engine's JSON codec.
      */

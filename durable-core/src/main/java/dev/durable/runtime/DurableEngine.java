@@ -157,7 +157,7 @@ public final class DurableEngine implements AutoCloseable {
         this.client = new DefaultDurableClient(machines, new StartRepository(planning, nodeId, settings.leaseTtl()),
                 queries, new SignalRepository(planning), schedules, new CancelRepository(builder.dataSource, planning,
                 history), new SearchRepository(builder.dataSource, planning), inFlightRepository, values, events,
-                owners, new StartClaims(owners), builder.observations);
+                owners, new StartClaims(owners), builder.observations, planning);
         this.timer = EngineThreads.stepTimeouts();
         this.ownsStepThreads = builder.stepThreads == null;
         this.stepThreads = builder.stepThreads != null ? builder.stepThreads

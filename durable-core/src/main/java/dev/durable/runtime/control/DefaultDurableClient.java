@@ -1,7 +1,11 @@
 package dev.durable.runtime.control;
 
+import static dev.durable.runtime.control.AfterTransaction.afterCommit;
+import static dev.durable.runtime.control.AfterTransaction.afterCompletion;
+
 import dev.durable.BulkResult;
 import dev.durable.CancelResult;
+import dev.durable.ClusterNode;
 import dev.durable.DurableClient;
 import dev.durable.DurableInstance;
 import dev.durable.HistoryEntry;
@@ -20,12 +24,14 @@ import dev.durable.StartResult;
 import dev.durable.StoredSchedule;
 import dev.durable.Target;
 import dev.durable.TargetCheck;
+import dev.durable.Throughput;
 import dev.durable.TransitionCount;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.observation.DurableObservations;
 import dev.durable.runtime.deploy.InFlightReports;
 import dev.durable.runtime.deploy.InFlightRepository;
+import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.runtime.queue.QueueOwners;
 import dev.durable.runtime.queue.StartClaims;
 import dev.durable.runtime.step.ClaimedStep;
@@ -51,8 +57,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The {@link DurableClient} of an engine. Checks and serializes everything before any SQL runs, so bad input fails
@@ -69,6 +73,7 @@ public final class DefaultDurableClient implements DurableClient {
     private final CancelRepository cancels;
     private final SearchRepository search;
     private final InFlightRepository inFlight;
+    private final ClusterRepository cluster;
     private static final Logger log = LoggerFactory.getLogger(DefaultDurableClient.class);
     private static final String NOTHING_STARTED = "nothing was started";
     private static final String NOTHING_SENT = "nothing was sent";
@@ -91,12 +96,14 @@ public final class DefaultDurableClient implements DurableClient {
      *                    instances whose claims they may hold
      * @param startClaims the claims a local start makes on the rows it inserts (docs/DESIGN.md, "Local starts")
      * @param observations where the calls that cause work are observed (docs/DESIGN.md, "Tracing")
+     * @param planning     how the client's reads of the whole cluster run (the nodes, the throughput)
      */
     public DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
             SignalRepository signals, ScheduleRepository schedules, CancelRepository cancels, SearchRepository search,
             InFlightRepository inFlight, StoredValues values, EngineEvents events, QueueOwners owners,
-            StartClaims startClaims, ObservationRegistry observations) {
+            StartClaims startClaims, ObservationRegistry observations, StatementPlanning planning) {
         this.observations = new ClientObservations(observations);
+        this.cluster = new ClusterRepository(planning);
         this.machines = machines;
         this.starts = starts;
         this.queries = queries;
@@ -372,6 +379,16 @@ public final class DefaultDurableClient implements DurableClient {
     }
 
     @Override
+    public List<Throughput> throughput(Instant since) {
+        return cluster.throughput(Objects.requireNonNull(since, "since must not be null"));
+    }
+
+    @Override
+    public List<ClusterNode> nodes() {
+        return cluster.nodes();
+    }
+
+    @Override
     public Optional<DurableInstance> find(long instanceId) {
         return queries.find(instanceId, values.codec());
     }
@@ -567,34 +584,5 @@ public final class DefaultDurableClient implements DurableClient {
             flags[i] = claimed.get(i) != null;
         }
         return flags;
-    }
-
-    /**
-     * Runs {@code committed} once the caller's transaction commits, or now if there is none; {@code otherwise} if it
-     * rolls back or its end is unknown.
-     */
-    private static void afterCompletion(Runnable committed, Runnable otherwise) {
-        if (TransactionSynchronizationManager.isSynchronizationActive()) {
-            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-                @Override
-                public void afterCompletion(int status) {
-                    if (status == STATUS_COMMITTED) {
-                        committed.run();
-                    } else {
-                        otherwise.run();
-                    }
-                }
-            });
-        } else {
-            committed.run();
-        }
-    }
-
-    /**
-     * Runs {@code action} once the caller's transaction commits, or now if there is none. What it throws after a
-     * commit, Spring's synchronization logs: the call's answer stands, as the write it reports is committed.
-     */
-    private static void afterCommit(Runnable action) {
-        afterCompletion(action, () -> { });
     }
 }
