@@ -1,8 +1,10 @@
 package dev.durable.dashboard;
 
+import dev.durable.boot.actuate.DurableTargets;
 import dev.durable.boot.autoconfigure.DurableAutoConfiguration;
 import dev.durable.boot.autoconfigure.DurableEndpointProperties;
 import dev.durable.runtime.DurableEngine;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -16,7 +18,8 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 /**
  * Serves the dashboard when the application runs on Spring MVC, has a durable engine, and sets
  * {@code durable.dashboard.enabled=true} (docs/DESIGN.md, "Dashboard"): its pages and the diagram library's WebJar
- * under {@code durable.dashboard.path}, and their JSON from {@link DashboardController}.
+ * under {@code durable.dashboard.path}, and their JSON from {@link DashboardController} and
+ * {@link ClusterController}.
  */
 @AutoConfiguration(after = DurableAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -43,6 +46,12 @@ public final class DashboardAutoConfiguration {
     DashboardController durableDashboardController(DurableEngine engine, DashboardAccess access,
             DashboardProperties properties) {
         return new DashboardController(engine, access, properties);
+    }
+
+    @Bean
+    ClusterController durableDashboardClusterController(DurableEngine engine,
+            ObjectProvider<DurableTargets> targets) {
+        return new ClusterController(engine, targets.getIfAvailable());
     }
 
     @Bean

@@ -34,6 +34,7 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -66,7 +67,7 @@ public class DashboardController {
     /** The longest window of a machine's diagram: a week. */
     static final long MAX_WINDOW_MINUTES = 7 * 24 * 60;
     private static final List<String> FILTERS = List.of("machine", "version", "step", "status", "queue", "uniqueKey",
-            "correlationKey", "errorContains", "afterId", "limit", "order");
+            "correlationKey", "errorContains", "waitingLongerThan", "afterId", "limit", "order");
 
     private final DurableEngine engine;
     private final DashboardAccess access;
@@ -402,6 +403,7 @@ public class DashboardController {
                 .uniqueKey(filters.get("uniqueKey"))
                 .correlationKey(filters.get("correlationKey"))
                 .errorContains(filters.get("errorContains"))
+                .waitingLongerThan(duration(filters, "waitingLongerThan"))
                 .afterId(number(filters, "afterId", 0))
                 .limit((int) number(filters, "limit", DEFAULT_PAGE))
                 .order(InstanceQuery.Order.fromLabel(filters.getOrDefault("order", "newest_first")));
@@ -414,6 +416,20 @@ public class DashboardController {
                     .map(InstanceStatus::fromLabel).toList());
         }
         return query;
+    }
+
+    /** A duration as a property takes it ({@code 30s}, {@code PT30S}): a target's search names its limit so. */
+    private static @Nullable Duration duration(Map<String, String> filters, String name) {
+        String value = filters.get(name);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return DurationStyle.detectAndParse(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(name + " must be a duration such as 30s, 24h or PT24H, was '" + value
+                    + "'", e);
+        }
     }
 
     private static long number(Map<String, String> filters, String name, long otherwise) {

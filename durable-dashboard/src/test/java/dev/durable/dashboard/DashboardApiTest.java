@@ -71,9 +71,65 @@ class DashboardApiTest extends DashboardTest {
         Answer limit = get("/api/instances?limit=many");
         assertThat(limit.status()).isEqualTo(400);
         assertThat(limit.json().get("error").asString()).isEqualTo("limit must be a whole number, was 'many'");
+        Answer waiting = get("/api/instances?waitingLongerThan=soon");
+        assertThat(waiting.status()).isEqualTo(400);
+        assertThat(waiting.json().get("error").asString())
+                .isEqualTo("waitingLongerThan must be a duration such as 30s, 24h or PT24H, was 'soon'");
         assertThat(get("/api/instances/424242").status()).isEqualTo(404);
         assertThat(get("/api/machines/nothing").json().get("error").asString())
                 .isEqualTo("No machine 'nothing' is registered on this node");
+    }
+
+    @Test
+    void theClusterShowsEachTargetWithItsBreachesAndTheSearchOfTheInstancesPastIt() {
+        long late = parked("late");
+        checkedUntilPastTheStepTarget(1);
+
+        JsonNode cluster = get("/api/cluster").json();
+
+        assertThat(cluster.get("targetsCheckedAt").isNull()).isFalse();
+        JsonNode step = target(cluster, "time_at_step");
+        assertThat(step.get("description").asString()).isEqualTo("parcel at await-pickup: time at step 0.001s");
+        assertThat(step.get("limitMillis").asLong()).isEqualTo(1);
+        assertThat(step.get("breaching").asLong()).isEqualTo(1);
+        assertThat(step.get("longestWaitMillis").asLong()).isGreaterThanOrEqualTo(1);
+        String search = step.get("search").asString();
+        assertThat(search).isEqualTo("machine=parcel&step=await-pickup&waitingLongerThan=PT0.001S&order=oldest_first");
+        // The search the page links to finds what the check counted.
+        assertThat(get("/api/instances?" + search).json().get("instances").valueStream()
+                .map(instance -> instance.get("id").asLong())).containsExactly(late);
+        JsonNode queue = target(cluster, "oldest_runnable_age");
+        assertThat(queue.get("breaching").asLong()).isZero();
+        assertThat(queue.get("longestWaitMillis").isNull()).isTrue();
+        assertThat(queue.get("search").asString())
+                .isEqualTo("queue=parcels&status=runnable&waitingLongerThan=PT1H&order=oldest_first");
+        assertThat(get("/api/instances?" + queue.get("search").asString()).status()).isEqualTo(200);
+    }
+
+    @Test
+    void theClusterListsTheNodesAndTheTransitionsPerMinuteOfAllOfThem() {
+        parked("counted");
+
+        JsonNode cluster = get("/api/cluster?minutes=15").json();
+
+        JsonNode self = cluster.get("nodes").valueStream().filter(node -> node.get("self").asBoolean()).findFirst()
+                .orElseThrow(() -> new AssertionError("This node is not among " + cluster.get("nodes")));
+        assertThat(self.get("state").asString()).isEqualTo("running");
+        assertThat(self.get("machines").valueStream().map(JsonNode::asString)).containsExactly("parcel v1");
+        assertThat(cluster.get("history").asBoolean()).isTrue();
+        // Fifteen minutes, the current one last (sixteen if a minute turned between the request and its query).
+        assertThat(cluster.get("throughput").size()).isBetween(15, 16);
+        // pack's next, label's next and the await: the history this test's parcel wrote, all of it.
+        assertThat(cluster.get("throughput").valueStream().mapToLong(minute -> minute.get("transitions").asLong())
+                .sum()).isEqualTo(3);
+        Answer tooLong = get("/api/cluster?minutes=61");
+        assertThat(tooLong.status()).isEqualTo(400);
+        assertThat(tooLong.json().get("error").asString()).isEqualTo("minutes must be between 1 and 60, was 61");
+    }
+
+    private static JsonNode target(JsonNode cluster, String kind) {
+        return cluster.get("targets").valueStream().filter(target -> target.get("kind").asString().equals(kind))
+                .findFirst().orElseThrow(() -> new AssertionError("No " + kind + " target in " + cluster));
     }
 
     @Test

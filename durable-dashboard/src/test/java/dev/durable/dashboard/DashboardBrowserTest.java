@@ -14,10 +14,10 @@ import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The dashboard in a real headless Chromium (docs/DESIGN.md, "Dashboard"): the overview's counts, a search and an
- * instance's timeline, a retry from the failed list that runs the instance again, and the machine's diagram, drawn by
- * its library, whose counts follow an instance that moves without the page reloading. Each test leaves a screenshot
- * of its page in target/dashboard-screenshots.
+ * The dashboard in a real headless Chromium (docs/DESIGN.md, "Dashboard"): the overview's counts and targets, a
+ * search and an instance's timeline with its patches, a retry from the failed list that runs the instance again, and
+ * the machine's diagram, drawn by its library, whose counts follow an instance that moves without the page
+ * reloading. Each test leaves a screenshot of its page in target/dashboard-screenshots.
  */
 class DashboardBrowserTest extends BrowserTest {
 
@@ -26,6 +26,7 @@ class DashboardBrowserTest extends BrowserTest {
         parked("o1");
         parked("o2");
         failed("o3");
+        checkedUntilPastTheStepTarget(2);
 
         open("/");
 
@@ -34,8 +35,25 @@ class DashboardBrowserTest extends BrowserTest {
         waitForText(row + "td[data-status='failed']", "1");
         waitForText(row + "td[data-reason='signal']", "2");
         assertThat(text("#node")).contains("is running");
+        assertThat(text("#nodes td[data-state]")).isEqualTo("running");
+        // Three transitions of each parked parcel, two of the failed one, all in the window.
+        new WebDriverWait(browser(), WAIT).until(driver -> "8".equals(browser().executeScript(
+                "return document.getElementById('throughput').dataset.total")));
         assertThat(text("tr[data-machine='parcel']")).contains("await-pickup, deliver, label, pack");
+        String target = "tr[data-target='parcel at await-pickup: time at step 0.001s'] ";
+        waitForText(target + "td[data-breaching]", "2");
+        assertThat(text("tr[data-target='queue parcels: oldest runnable age 1h']")).contains("60 min");
         screenshot("overview");
+
+        // Its link lists the instances past the target, oldest first.
+        click(target + "a[data-breaching-search]");
+        new WebDriverWait(browser(), WAIT).until(driver -> String.valueOf(
+                browser().executeScript("return document.body.dataset.loaded")).contains("waitingLongerThan"));
+        waitFor("#results tbody tr");
+        assertThat(browser().executeScript("return document.querySelectorAll('#results tbody tr').length"))
+                .isEqualTo(2L);
+        assertThat(browser().executeScript("return document.querySelector(\"form#search input"
+                + "[name='waitingLongerThan']\").value")).isEqualTo("PT0.001S");
     }
 
     @Test

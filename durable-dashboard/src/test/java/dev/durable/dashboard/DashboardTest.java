@@ -3,6 +3,7 @@ package dev.durable.dashboard;
 import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
+import dev.durable.boot.actuate.DurableTargets;
 import dev.durable.dashboard.app.DashboardTestApplication;
 import dev.durable.dashboard.app.Parcels;
 import dev.durable.dashboard.app.Parcels.Parcel;
@@ -23,12 +24,15 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * One application with the dashboard on, writes allowed, on a random port: shared (same configuration, same
- * context) by the dashboard's tests that write. A subclass that declares its own {@code @SpringBootTest} gets an
- * application of its own.
+ * One application with the dashboard on, writes allowed, two targets, on a random port: shared (same configuration,
+ * same context) by the dashboard's tests that write. A subclass that declares its own {@code @SpringBootTest} gets
+ * an application of its own.
  */
 @SpringBootTest(classes = DashboardTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"durable.dashboard.read-only=false", "management.endpoint.durable.show-values=always"})
+        properties = {"durable.dashboard.read-only=false", "management.endpoint.durable.show-values=always",
+                // Targets for the overview: a parcel parked at await-pickup is past the first at once.
+                "durable.machines.parcel.targets.time-at-step.await-pickup=1ms",
+                "durable.queues.parcels.targets.oldest-runnable-age=1h"})
 abstract class DashboardTest {
 
     static final JsonMapper JSON = JsonMapper.builder().build();
@@ -45,6 +49,10 @@ abstract class DashboardTest {
     @Autowired
     DurableClient durable;
 
+    /** The node's targets: a test checks them now rather than wait for the background check. */
+    @Autowired
+    DurableTargets targets;
+
     static final Duration WAIT = Duration.ofSeconds(10);
 
     @BeforeEach
@@ -58,6 +66,12 @@ abstract class DashboardTest {
         long id = durable.start(Parcels.class, new Parcel(name)).id();
         await().atMost(WAIT).until(() -> DashboardDatabase.DATABASE.status(id).equals("awaiting_signal"));
         return id;
+    }
+
+    /** Checks the targets now, until the time-at-step one counts {@code late} parcels past it. */
+    void checkedUntilPastTheStepTarget(long late) {
+        await().atMost(WAIT).until(() -> targets.check().checks().stream()
+                .anyMatch(check -> check.target().step() != null && check.breaching() == late));
     }
 
     /** A parcel started whose label step fails it. */

@@ -87,7 +87,7 @@ function writeButton(label, action, attributes) {
 // ---- pages ----
 
 async function overview() {
-    const data = await read("/overview");
+    const [data, cluster] = await Promise.all([read("/overview"), read("/cluster")]);
     const reasons = data.queues.length ? Object.keys(data.queues[0].waiting) : [];
     const statuses = session.statuses;
     return [
@@ -95,6 +95,9 @@ async function overview() {
         h("p", {id: "node"}, data.node.id + " is " + data.node.state + ", holding " + data.node.claims + " claims",
             data.node.databaseError ? h("span", {class: "failed"}, " — " + data.node.databaseError) : null,
             data.node.heldByDeployCheck ? h("span", {class: "failed"}, " — held by its deploy check") : null),
+        nodes(cluster),
+        throughput(cluster),
+        targets(cluster),
         h("h2", {}, "Queues"),
         table(["queue", ...statuses, ...reasons.map(reason => "waiting: " + reason), "oldest runnable", "expired leases",
                 "this node"],
@@ -125,7 +128,56 @@ async function overview() {
     ];
 }
 
-const FILTERS = ["machine", "status", "step", "queue", "uniqueKey", "correlationKey", "errorContains"];
+// Every node the database knows: this one as it knows itself, the others live or silent by their heartbeat.
+function nodes(cluster) {
+    return [h("h2", {}, "Nodes"),
+        table(["node", "state", "started", "last heartbeat", "machines"], cluster.nodes.map(node => h("tr",
+                {"data-node": node.id, class: node.state === "silent" ? "failed" : ""},
+            h("td", {}, node.id + (node.self ? " (this node)" : "")), h("td", {"data-state": ""}, node.state),
+            h("td", {}, node.startedAt), h("td", {class: "n"}, age(node.silenceMillis) + " ago"),
+            h("td", {}, node.machines.join(", ")))), {id: "nodes"})];
+}
+
+// Transitions per minute of every node together, as bars over the window; the current minute, not over yet, last.
+function throughput(cluster) {
+    if (!cluster.history) {
+        return [h("h2", {}, "Throughput"), h("p", {id: "throughput"}, "History is off (durable.history.enabled):"
+            + " there are no transitions to count.")];
+    }
+    const minutes = cluster.throughput;
+    const total = minutes.reduce((sum, minute) => sum + minute.transitions, 0);
+    const highest = Math.max(1, ...minutes.map(minute => minute.transitions));
+    const done = minutes.length > 1 ? minutes[minutes.length - 2].transitions : null;
+    return [h("h2", {}, "Throughput"),
+        h("div", {id: "throughput", class: "bars", "data-total": total}, minutes.map(minute => h("span",
+            {class: "bar", title: minute.minute + ": " + minute.transitions + " transitions",
+                style: "height: " + Math.max(1, Math.round(48 * minute.transitions / highest)) + "px"}))),
+        h("p", {class: "checked"}, total + " transitions in the last " + minutes.length + " minutes",
+            done === null ? "" : ", " + done + " in the last whole minute", " (all nodes, from the history).")];
+}
+
+// The targets (docs/DESIGN.md, "Targets") as the node's last check found them, each with the search of the instances
+// past it: the first thing to read when someone is paged.
+function targets(cluster) {
+    if (cluster.targets.length === 0) {
+        return [h("h2", {}, "Targets"), h("p", {id: "no-targets"}, "No targets (durable.queues.<queue>.targets,"
+            + " durable.machines.<machine>.targets).")];
+    }
+    const checked = cluster.targetsCheckedAt;
+    return [h("h2", {}, "Targets"),
+        table(["target", "limit", "past it", "longest wait", ""], cluster.targets.map(target => h("tr",
+                {"data-target": target.description, class: target.breaching ? "failed" : ""},
+            h("td", {}, target.description), h("td", {class: "n"}, age(target.limitMillis)),
+            target.breaching === null ? h("td", {class: "n zero"}, "not checked yet") : count(target.breaching,
+                {"data-breaching": ""}),
+            h("td", {class: "n"}, age(target.longestWaitMillis)),
+            h("td", {}, target.breaching ? h("a", {href: "#/instances?" + target.search, "data-breaching-search": ""},
+                "the instances past it") : ""))), {id: "targets"}),
+        checked ? h("p", {class: "checked"}, "As checked at " + checked + ".") : null];
+}
+
+const FILTERS = ["machine", "status", "step", "queue", "uniqueKey", "correlationKey", "errorContains",
+    "waitingLongerThan", "order"];
 
 function instanceRows(instances, withRetry) {
     return instances.map(instance => h("tr", {"data-row": instance.id},
@@ -144,7 +196,10 @@ async function instances(parameters) {
         FILTERS.map(name => h("label", {}, name, name === "status"
             ? h("select", {name}, h("option", {value: ""}, "any"),
                 session.statuses.map(status => h("option", {value: status, selected: query.get(name) === status}, status)))
-            : h("input", {name, value: query.get(name) || ""}))),
+            : name === "order" ? h("select", {name}, h("option", {value: ""}, "newest first"),
+                h("option", {value: "oldest_first", selected: query.get(name) === "oldest_first"}, "oldest first"))
+            : h("input", {name, value: query.get(name) || "",
+                placeholder: name === "waitingLongerThan" ? "e.g. 30s, 24h" : null}))),
         h("button", {type: "submit"}, "Search"));
     form.addEventListener("submit", event => {
         event.preventDefault();
