@@ -18,8 +18,8 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 /**
  * Serves the dashboard when the application runs on Spring MVC, has a durable engine, and sets
  * {@code durable.dashboard.enabled=true} (docs/DESIGN.md, "Dashboard"): its pages and the diagram library's WebJar
- * under {@code durable.dashboard.path}, and their JSON from {@link DashboardController} and
- * {@link ClusterController}.
+ * under {@code durable.dashboard.path}, and their JSON from {@link DashboardController},
+ * {@link ClusterController} and {@link ScheduleController}.
  */
 @AutoConfiguration(after = DurableAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -52,6 +52,11 @@ public final class DashboardAutoConfiguration {
     ClusterController durableDashboardClusterController(DurableEngine engine,
             ObjectProvider<DurableTargets> targets) {
         return new ClusterController(engine, targets.getIfAvailable());
+    }
+
+    @Bean
+    ScheduleController durableDashboardScheduleController(DurableEngine engine, DashboardAccess access) {
+        return new ScheduleController(engine, access);
     }
 
     @Bean

@@ -3,6 +3,7 @@ package dev.durable.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.durable.Schedule;
 import dev.durable.dashboard.app.Parcels;
 import java.util.ArrayList;
 import java.util.List;
@@ -213,6 +214,30 @@ class DashboardApiTest extends DashboardTest {
         assertThat(cancelled.status()).isEqualTo(200);
         assertThat(DashboardDatabase.DATABASE.status(id)).isEqualTo("cancelled");
         assertThat(durable.find(id).orElseThrow().lastError()).isEqualTo("wrong address (anonymous on the dashboard)");
+    }
+
+    @Test
+    void aScheduleIsPausedAndResumedAndAWriteThatChangesNothingIsRefusedNamingWhy() {
+        durable.schedule(Parcels.class, Schedule.cron("nightly", "0 0 3 * * *"), new Parcels.Parcel("n"));
+
+        assertThat(post("/api/schedules/nightly/pause", "{}", false).status()).isEqualTo(403);
+        assertThat(durable.findSchedule("nightly").orElseThrow().paused()).isFalse();
+        Answer paused = post("/api/schedules/nightly/pause", "{}", true);
+        assertThat(paused.status()).isEqualTo(200);
+        assertThat(paused.json().get("outcome").asString()).isEqualTo("paused");
+        assertThat(durable.findSchedule("nightly").orElseThrow().paused()).isTrue();
+        Answer again = post("/api/schedules/nightly/pause", "{}", true);
+        assertThat(again.status()).isEqualTo(409);
+        assertThat(again.json().get("error").asString())
+                .isEqualTo("Schedule 'nightly' is already paused; nothing was paused");
+
+        assertThat(post("/api/schedules/nightly/resume", "{}", true).status()).isEqualTo(200);
+        assertThat(durable.findSchedule("nightly").orElseThrow().paused()).isFalse();
+        assertThat(post("/api/schedules/nightly/resume", "{}", true).json().get("error").asString())
+                .isEqualTo("Schedule 'nightly' is not paused; nothing was resumed");
+        Answer unknown = post("/api/schedules/weekly/pause", "{}", true);
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.json().get("error").asString()).isEqualTo("No schedule 'weekly'");
     }
 
     @Test

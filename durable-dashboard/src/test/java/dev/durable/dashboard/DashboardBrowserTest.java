@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.durable.HistoryEntry;
+import dev.durable.Schedule;
 import dev.durable.dashboard.app.Parcels;
+import dev.durable.dashboard.app.Parcels.Parcel;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -100,6 +102,23 @@ class DashboardBrowserTest extends BrowserTest {
                 .isEqualTo("replace /lines/0 2\n… cut at the size limit: the whole patch had 300 operations,"
                         + " 20000 bytes");
         screenshot("timeline");
+    }
+
+    @Test
+    void aScheduleIsPausedAndResumedFromTheOverview() {
+        durable.schedule(Parcels.class, Schedule.cron("nightly", "0 0 3 * * *"), new Parcel("n"));
+
+        open("/");
+        waitFor("button[data-pause='nightly']");
+        click("button[data-pause='nightly']");
+
+        waitForText("#notice-info", "Pause: paused");
+        assertThat(durable.findSchedule("nightly").orElseThrow().paused()).isTrue();
+        waitForText("tr[data-schedule='nightly'] td[data-paused]", "paused");
+        click("button[data-resume='nightly']");
+        waitForText("#notice-info", "Resume: resumed");
+        assertThat(durable.findSchedule("nightly").orElseThrow().paused()).isFalse();
+        waitFor("button[data-pause='nightly']");
     }
 
     @Test

@@ -2,7 +2,10 @@ package dev.durable.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.durable.Schedule;
 import dev.durable.dashboard.app.DashboardTestApplication;
+import dev.durable.dashboard.app.Parcels;
+import dev.durable.dashboard.app.Parcels.Parcel;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -32,6 +35,14 @@ class ReadOnlyBrowserTest extends BrowserTest {
                         + " cancels");
         assertThat(browser.executeScript("return document.getElementById('session').innerText"))
                 .isEqualTo("anonymous · read-only");
+
+        durable.schedule(Parcels.class, Schedule.cron("nightly", "0 0 3 * * *"), new Parcel("n"));
+        open("/");
+        new WebDriverWait(browser, WAIT).until(driver -> Boolean.TRUE.equals(browser.executeScript(
+                "const button = document.querySelector(\"button[data-pause='nightly']\");"
+                        + " return button !== null && button.disabled")));
+        assertThat(post("/api/schedules/nightly/pause", "{}", true).status()).isEqualTo(403);
+        assertThat(durable.findSchedule("nightly").orElseThrow().paused()).isFalse();
 
         // The same request the page would send, with its header: refused all the same.
         Answer refused = post("/api/instances/" + id + "/retry", "{}", true);

@@ -118,10 +118,16 @@ async function overview() {
             {id: "machines"}),
         h("h2", {}, "Schedules"),
         data.schedules.length === 0 ? h("p", {}, "No recurring schedules.") :
-            table(["schedule", "machine", "cron", "zone", "next tick", "last tick", "paused"],
-                data.schedules.map(schedule => h("tr", {}, h("td", {}, schedule.name), h("td", {}, schedule.machine),
+            table(["schedule", "machine", "cron", "zone", "next tick", "last tick", "paused", ""],
+                data.schedules.map(schedule => h("tr", {"data-schedule": schedule.name}, h("td", {}, schedule.name),
+                    h("td", {}, schedule.machine),
                     h("td", {}, schedule.cron), h("td", {}, schedule.zone), h("td", {}, schedule.nextFireAt),
-                    h("td", {}, schedule.lastFiredAt || "–"), h("td", {}, schedule.paused ? "paused" : "")))),
+                    h("td", {}, schedule.lastFiredAt || "–"), h("td", {"data-paused": ""}, schedule.paused ? "paused" : ""),
+                    h("td", {}, schedule.paused
+                        ? writeButton("Resume", () => write("/schedules/" + encodeURIComponent(schedule.name)
+                            + "/resume"), {"data-resume": schedule.name})
+                        : writeButton("Pause", () => write("/schedules/" + encodeURIComponent(schedule.name)
+                            + "/pause"), {"data-pause": schedule.name}))))),
         data.stranded.length === 0 ? null : [h("h2", {class: "failed"}, "Stranded (no live node runs them)"),
             table(["machine", "version", "waiting", "since"], data.stranded.map(s => h("tr", {},
                 h("td", {}, s.machine), h("td", {}, s.version), h("td", {}, s.waiting), h("td", {}, s.since))))]

@@ -1,0 +1,74 @@
+package dev.durable.dashboard;
+
+import dev.durable.DurableClient;
+import dev.durable.StoredSchedule;
+import dev.durable.runtime.DurableEngine;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The overview's writes to recurring schedules (docs/DESIGN.md, "Dashboard", "Recurring schedules"): pause one,
+ * resume one. Checked by {@link DashboardAccess} as every write is (read-only unless enabled, the write roles, the
+ * {@value DashboardAccess#WRITE_HEADER} header, the application's CSRF token), and logged with the user's name.
+ */
+@RestController
+@RequestMapping("${durable.dashboard.path:/durable}/api")
+public class ScheduleController {
+
+    private static final Logger log = LoggerFactory.getLogger(ScheduleController.class);
+
+    private final DurableEngine engine;
+    private final DashboardAccess access;
+
+    ScheduleController(DurableEngine engine, DashboardAccess access) {
+        this.engine = engine;
+        this.access = access;
+    }
+
+    /** Stops the schedule from firing until it is resumed; the ticks that fall meanwhile are skipped. */
+    @PostMapping("/schedules/{name}/pause")
+    public Map<String, Object> pause(@PathVariable String name, HttpServletRequest request) {
+        access.checkWrite(request);
+        DurableClient client = engine.client();
+        if (!client.pauseSchedule(name)) {
+            throw refusal(client.findSchedule(name), name, "paused");
+        }
+        log.info("Dashboard: {} paused schedule '{}'", DashboardAccess.who(request), name);
+        return Map.of("name", name, "outcome", "paused");
+    }
+
+    /** Lets a paused schedule fire again, from its next tick after now. */
+    @PostMapping("/schedules/{name}/resume")
+    public Map<String, Object> resume(@PathVariable String name, HttpServletRequest request) {
+        access.checkWrite(request);
+        DurableClient client = engine.client();
+        if (!client.resumeSchedule(name)) {
+            throw refusal(client.findSchedule(name), name, "resumed");
+        }
+        log.info("Dashboard: {} resumed schedule '{}'", DashboardAccess.who(request), name);
+        return Map.of("name", name, "outcome", "resumed");
+    }
+
+    /** Why the client changed nothing: no such schedule, or it already is as asked. */
+    private static DashboardException refusal(Optional<StoredSchedule> found, String name, String asked) {
+        if (found.isEmpty()) {
+            return new DashboardException(404, "No schedule '" + name + "'");
+        }
+        return new DashboardException(409, "Schedule '" + name + "' is " + (found.get().paused() ? "already paused"
+                : "not paused") + "; nothing was " + asked);
+    }
+
+    @ExceptionHandler(DashboardException.class)
+    ResponseEntity<Map<String, Object>> refused(DashboardException e) {
+        return ResponseEntity.status(e.status()).body(Map.of("error", String.valueOf(e.getMessage())));
+    }
+}
