@@ -122,6 +122,14 @@ public interface DurableClient {
     List<DurableInstance> children(long parentId);
 
     /**
+     * A page of an instance's children: at most {@code limit} (1 to {@link InstanceQuery#MAX_LIMIT}) whose id is
+     * greater than {@code afterId}, in the order they were started; pass the last child's id for the next page.
+     *
+     * @throws IllegalArgumentException for a limit out of range
+     */
+    List<DurableInstance> children(long parentId, long afterId, int limit);
+
+    /**
      * The history of an instance, oldest first: every transition committed since it started (when history is on, the
      * default), including cancels, operators' retries and claims that ended without an outcome. Empty for an instance
      * that does not exist, or whose history is off or was deleted with it.
@@ -142,7 +150,8 @@ public interface DurableClient {
      * The history events a machine's instances (of every version) recorded since {@code since}, counted by step,
      * event, next step and the status they left: the traffic of each of the machine's transitions, as the
      * dashboard's diagram shows it. Events of instances deleted by retention are gone with them. Reads the history
-     * of the window, joined to the instances by id: its cost grows with the window's events.
+     * of the window through its index by time (schema version 17), joined to the instances by id: its cost grows with
+     * the window's events, of every machine.
      */
     List<TransitionCount> transitionCounts(String machine, Instant since);
 
@@ -206,6 +215,14 @@ public interface DurableClient {
      * (docs/DESIGN.md, "Counting instances"). The starter's meters and actuator show the same.
      */
     InstanceCounts countLive();
+
+    /**
+     * A machine's instances (of every version, children included) that have not ended, and its failed ones, by the
+     * step they are at and their status (a suspended one as {@link InstanceStatus#SUSPENDED}), as the dashboard's
+     * diagram shows them; a step with none is absent. One statement that reads the indexes {@link #countLive()}
+     * reads, for this machine's rows only: its cost follows them, not the machine's ended instances.
+     */
+    Map<String, Map<InstanceStatus, Long>> countByStep(String machine);
 
     /**
      * What each target finds now, in the order given: how many instances are past it and how long the one that has

@@ -105,7 +105,7 @@ class SchemaUpgradeTest {
                 "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
                 "durable-schema-v8", "durable-schema-v9", "durable-schema-v10", "durable-schema-v11",
                 "durable-schema-v12", "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16");
+                "durable-schema-v16", "durable-schema-v17");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
                 "cancel_with_parent", "children_started", "children_ended", "awaits_children", "suspension", "trace_context"))
@@ -121,7 +121,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                 Boolean.class, SCHEMA + ".durable_instance_ended")).isTrue();
         for (String index : List.of("durable_instance_unique_key", "durable_instance_correlation_key",
-                "durable_instance_parent", "durable_history_instance", "durable_instance_step",
+                "durable_instance_parent", "durable_history_instance", "durable_history_at", "durable_instance_step",
                 "durable_instance_suspended")) {
             assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                     Boolean.class, SCHEMA + "." + index)).as(index).isTrue();
@@ -201,7 +201,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
                 "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16");
+                "durable-schema-v16", "durable-schema-v17");
         assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertSuspensionAndInFlightInstalled();
         // And the instances run on: the suspended one stays suspended, the others finish.
@@ -232,7 +232,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
                 "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16");
+                "durable-schema-v16", "durable-schema-v17");
         assertSuspensionAndInFlightInstalled();
     }
 
@@ -257,7 +257,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v12", "durable-schema-v13",
                 "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16");
+                "durable-schema-v16", "durable-schema-v17");
         assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertInFlightIndexWidened();
         // The instances run on, and what is in flight reads them through the widened index.
@@ -386,6 +386,40 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT patch::text FROM " + SCHEMA + ".durable_history WHERE instance_id = ?"
                 + " AND event = 'next'", String.class, parked))
                 .containsExactly("[{\"op\": \"replace\", \"path\": \"/id\", \"value\": 101}]");
+    }
+
+    /**
+     * Version 17 indexes the history by time (docs/DESIGN.md, "Dashboard"): on a schema of version 16 holding an
+     * instance and its history, the upgrade builds the index, valid, keeps every row, raises the version, and the
+     * instance runs on, its new entries counted through the index.
+     */
+    @Test
+    void anUpgradeFromVersion16IndexesTheHistoryByTimeAndTheInstancesRunOn() {
+        DurableSchema schema = installedAsVersion(16, "DROP INDEX {schema}.durable_history_at");
+        long parked = insertAsVersion1(1, "paid");
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
+                + " WHERE id = ?", parked);
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id, step, event, status, attempt, node)"
+                + " VALUES (?, 'pay', 'await', 'awaiting_signal', 0, 'old-node')", parked);
+        List<Map<String, Object>> historyBefore = rows("durable_history");
+        List<Map<String, Object>> instancesBefore = rows("durable_instance");
+        assertThat(jdbc.queryForObject("SELECT to_regclass(?) IS NULL", Boolean.class,
+                SCHEMA + ".durable_history_at")).isTrue();
+
+        upgrade(schema, 16);
+
+        assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
+                Boolean.class, SCHEMA + ".durable_history_at")).isTrue();
+        assertThat(jdbc.queryForObject("SELECT pg_get_indexdef(to_regclass(?))", String.class,
+                SCHEMA + ".durable_history_at")).endsWith("USING btree (at)");
+        assertThat(rows("durable_history")).isEqualTo(historyBefore);
+        assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
+        DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders());
+        engine.client().signal(parked, "paid", "late", "evt-1");
+        await().atMost(Duration.ofSeconds(20)).until(() -> "done".equals(status(parked)));
+        assertThat(engine.client().transitionCounts("orders", java.time.Instant.now().minusSeconds(3600)))
+                .extracting(count -> count.step() + " " + count.event().label() + " " + count.count())
+                .contains("pay await 1");
     }
 
     /** What version 16 added, undone. */

@@ -132,7 +132,7 @@ class SchemaVersionTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16");
+                "durable-schema-v16", "durable-schema-v17");
         assertThat(schema.installedVersion(dataSource)).isEqualTo(DurableSchema.VERSION);
         // Version 15's column comes empty; every other value is kept.
         assertThat(jdbc.queryForList("SELECT (to_jsonb(t) - 'trace_context')::text AS row FROM " + SCHEMA

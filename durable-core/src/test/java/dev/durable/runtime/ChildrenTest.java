@@ -1,6 +1,7 @@
 package dev.durable.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.durable.BulkResult;
@@ -111,6 +112,13 @@ class ChildrenTest {
         assertThat(client.find(children.get(1)).orElseThrow().parentId()).isEqualTo(order);
         assertThat(client.children(order)).extracting(DurableInstance::id).containsExactlyElementsOf(children);
         assertThat(client.children(children.get(0))).isEmpty();
+        // A page at a time, in the order they were started, as the dashboard reads them.
+        assertThat(client.children(order, 0, 2)).extracting(DurableInstance::id)
+                .containsExactlyElementsOf(children.subList(0, 2));
+        assertThat(client.children(order, children.get(1), 2)).extracting(DurableInstance::id)
+                .containsExactly(children.get(2));
+        assertThatThrownBy(() -> client.children(order, 0, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("A children page holds 1 to 10000 entries, not 0");
     }
 
     @Test

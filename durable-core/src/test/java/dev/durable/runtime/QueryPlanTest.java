@@ -106,12 +106,15 @@ class QueryPlanTest {
                        now() + (CASE WHEN g % 100 = 0 THEN -1 ELSE g END) * interval '1 minute'
                 FROM generate_series(1, ?) g
                 """, Math.max(ROWS / 100, 100));
-        // Five history entries per instance.
+        // Five history entries per instance, written over the last 30 days in instance order, as the engine writes
+        // them: the last hour holds about a 720th of them.
         TestDatabase.jdbc().update("""
-                INSERT INTO durable_it.durable_history (instance_id, step, event, status, attempt, node)
-                SELECT i.id, 's', 'next', 'runnable', 0, 'node:1'
-                FROM durable_it.durable_instance i, generate_series(1, 5)
-                """);
+                INSERT INTO durable_it.durable_history (instance_id, step, event, status, attempt, node, at)
+                SELECT i.id, 's', 'next', 'runnable', 0, 'node:1',
+                       now() - interval '30 days' + (i.id * 5 + n) * interval '30 days' / (? * 5 + 5)
+                FROM durable_it.durable_instance i, generate_series(1, 5) n
+                ORDER BY 7
+                """, ROWS);
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_history");
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_instance");
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_signal");
@@ -465,7 +468,8 @@ class QueryPlanTest {
         String ended = explain(FamilyRepository.CHILDREN_ENDED, new MapSqlParameterSource()
                 .addValue("parentId", new SqlArrayValue("int8", 1000L, 1000L, 2000L))
                 .addValue("wakeChannel", "durable_wake_durable_it"));
-        String read = explain(QueryRepository.CHILDREN, new MapSqlParameterSource().addValue("parentId", 1000L));
+        String read = explain(QueryRepository.CHILDREN, new MapSqlParameterSource().addValue("parentId", 1000L)
+                .addValue("afterId", 0L).addValue("limit", 500L));
         String cascade = explain(CancelRepository.CANCEL_CHILDREN, new MapSqlParameterSource()
                 .addValue("parentId", new SqlArrayValue("int8", 1000L, 2000L))
                 .addValue("reason", "operator")
@@ -484,6 +488,27 @@ class QueryPlanTest {
                 .addValue("afterId", 0L).addValue("limit", 100));
 
         assertThat(plan).contains("durable_history_instance").doesNotContain("Seq Scan").doesNotContain("Sort");
+    }
+
+    /**
+     * A machine's diagram (docs/DESIGN.md, "Dashboard"): its transitions over the last hour read the window's history
+     * entries through the index by time, each joined to its instance by primary key; its unfinished and failed
+     * instances at each step are counted from the indexes the live counts read, the machine's entries of
+     * durable_instance_step alone. Neither reads a table whole.
+     */
+    @Test
+    void aMachinesDiagramReadsItsWindowAndItsUnfinishedRowsThroughIndexes() {
+        String traffic = explain(QueryRepository.TRANSITION_COUNTS, new MapSqlParameterSource()
+                .addValue("machine", "m")
+                .addValue("since", java.time.OffsetDateTime.now().minusHours(1)));
+        String atSteps = explain(QueryRepository.COUNT_BY_STEP, new MapSqlParameterSource("machine", "m"));
+
+        assertThat(traffic).contains("Index Scan using durable_history_at on durable_history h")
+                .contains("durable_instance_pkey").doesNotContain("Seq Scan");
+        assertThat(atSteps).containsPattern("Index Only Scan using durable_instance_step on durable_instance"
+                + "|Bitmap Index Scan on durable_instance_step");
+        assertThat(atSteps).contains("durable_instance_lease").contains("durable_instance_suspended")
+                .doesNotContain("Seq Scan");
     }
 
     /**

@@ -8,7 +8,6 @@ import dev.durable.HistoryEntry;
 import dev.durable.InstanceCounts;
 import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
-import dev.durable.QueueSummary;
 import dev.durable.RerunResult;
 import dev.durable.RetryResult;
 import dev.durable.StoredSchedule;
@@ -112,27 +111,28 @@ public class DashboardController {
         node.put("heldByDeployCheck", engine.heldByDeployCheck());
         overview.put("node", node);
 
-        Map<String, QueueSummary> summaries = new TreeMap<>();
-        client.summarize().forEach(summary -> summaries.put(summary.queue(), summary));
+        // The live counts alone, from the indexes of unfinished and failed rows (docs/DESIGN.md, "Counting
+        // instances"): counting the done and cancelled ones would read the whole table on every refresh, so they are
+        // null here ("not counted").
         InstanceCounts counts = client.countLive();
         Map<String, DurableEngine.QueueStatus> local = engine.queues();
-        Set<String> names = new TreeSet<>(summaries.keySet());
-        names.addAll(counts.queues());
+        Set<String> names = new TreeSet<>(counts.queues());
         names.addAll(local.keySet());
         List<Map<String, Object>> queues = new ArrayList<>();
         for (String name : names) {
             Map<String, Object> queue = new LinkedHashMap<>();
             queue.put("name", name);
-            QueueSummary summary = summaries.get(name);
-            Map<String, Long> byStatus = new LinkedHashMap<>();
+            InstanceCounts ofQueue = counts.queue(name);
+            Map<String, @Nullable Long> byStatus = new LinkedHashMap<>();
             for (InstanceStatus status : InstanceStatus.values()) {
-                byStatus.put(status.label(), summary == null ? 0 : summary.count(status));
+                boolean counted = !status.isTerminal() || status == InstanceStatus.FAILED;
+                byStatus.put(status.label(), counted ? ofQueue.count(status) : null);
             }
             queue.put("statuses", byStatus);
-            queue.put("waiting", reasons(counts.queue(name)));
-            Duration oldest = summary == null ? null : summary.oldestRunnableAge();
+            queue.put("waiting", reasons(ofQueue));
+            Duration oldest = ofQueue.oldestReadyAge();
             queue.put("oldestRunnableMillis", oldest == null ? null : oldest.toMillis());
-            queue.put("expiredLeases", summary == null ? 0 : summary.expiredLeases());
+            queue.put("expiredLeases", ofQueue.expiredLeases());
             DurableEngine.QueueStatus mine = local.get(name);
             queue.put("concurrency", mine == null ? null : mine.concurrency());
             queue.put("claims", mine == null ? null : mine.claims());
@@ -178,7 +178,7 @@ public class DashboardController {
                 .map(machine -> List.copyOf(machine.steps().keySet())).orElse(List.of()));
         answer.put("history", client.history(id, 0, DETAIL_LIMIT).stream().map(entry -> describe(entry, values))
                 .toList());
-        answer.put("children", client.children(id).stream().limit(DETAIL_LIMIT)
+        answer.put("children", client.children(id, 0, DETAIL_LIMIT).stream()
                 .map(child -> describe(child, values)).toList());
         return answer;
     }
@@ -225,9 +225,13 @@ public class DashboardController {
             }
             described.put("count", (Long) described.get("count") + edge.count());
         }
+        // The unfinished and failed instances at each step, from indexes in one statement: the page reads them on
+        // every refresh, and the machine's ended instances, most of its rows, are not counted.
+        Map<String, Map<InstanceStatus, Long>> atSteps = client.countByStep(name);
+        steps.addAll(atSteps.keySet());
         List<Map<String, Object>> nodes = new ArrayList<>();
         for (String step : steps) {
-            Map<InstanceStatus, Long> now = client.count(InstanceQuery.all().machine(name).step(step));
+            Map<InstanceStatus, Long> now = atSteps.getOrDefault(step, Map.of());
             Map<String, Object> node = new LinkedHashMap<>();
             node.put("id", step);
             node.put("end", false);

@@ -363,18 +363,17 @@ public final class DefaultDurableClient implements DurableClient {
     }
 
     @Override
+    public List<DurableInstance> children(long parentId, long afterId, int limit) {
+        return queries.children(parentId, afterId, limit, values.codec());
+    }
+
+    @Override
     public List<HistoryEntry> history(long instanceId, long afterId, int limit) {
-        if (limit < 1 || limit > InstanceQuery.MAX_LIMIT) {
-            throw new IllegalArgumentException("A history page holds 1 to " + InstanceQuery.MAX_LIMIT
-                    + " entries, not " + limit);
-        }
         return queries.history(instanceId, afterId, limit);
     }
 
     @Override
     public List<TransitionCount> transitionCounts(String machine, Instant since) {
-        Objects.requireNonNull(machine, "machine must not be null");
-        Objects.requireNonNull(since, "since must not be null");
         return queries.transitionCounts(machine, since);
     }
 
@@ -422,6 +421,11 @@ public final class DefaultDurableClient implements DurableClient {
     @Override
     public InstanceCounts countLive() {
         return queries.countLive();
+    }
+
+    @Override
+    public Map<String, Map<InstanceStatus, Long>> countByStep(String machine) {
+        return queries.countByStep(machine);
     }
 
     @Override
@@ -564,11 +568,10 @@ public final class DefaultDurableClient implements DurableClient {
 
     @Override
     public boolean resumeSchedule(String name) {
-        Optional<StoredSchedule> stored = findSchedule(name);
-        if (stored.isEmpty() || !stored.get().paused()) {
+        StoredSchedule schedule = findSchedule(name).filter(StoredSchedule::paused).orElse(null);
+        if (schedule == null) {
             return false;
         }
-        StoredSchedule schedule = stored.get();
         Instant next = new ScheduleTicks(schedule.cron(), schedule.zone()).after(schedules.now());
         return schedules.resume(name, schedule.cron(), schedule.zone(), next);
     }

@@ -3,6 +3,7 @@ package dev.durable.runtime.control;
 import dev.durable.DurableInstance;
 import dev.durable.HistoryEntry;
 import dev.durable.InstanceCounts;
+import dev.durable.InstanceQuery;
 import dev.durable.InstanceStatus;
 import dev.durable.QueueSummary;
 import dev.durable.RerunResult;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -54,7 +56,8 @@ public final class QueryRepository {
             WHERE id = :id
             """;
 
-    // A parent's children in the order they were started, through the parent index.
+    // A page of a parent's children in the order they were started, through the parent index (a step reads them all:
+    // no limit).
     public static final String CHILDREN = """
             /* durable: children */
             SELECT id, machine, machine_version, step,
@@ -65,8 +68,9 @@ public final class QueryRepository {
                    unique_guard IS NOT NULL AS holds_unique_key, correlation_key, state::text AS state,
                    result::text AS result, created_at, updated_at, parent_id
             FROM {schema}.durable_instance
-            WHERE parent_id = :parentId
+            WHERE parent_id = :parentId AND id > :afterId
             ORDER BY id
+            LIMIT :limit
             """;
 
     // A page of an instance's history, oldest first, through the history index.
@@ -83,7 +87,8 @@ public final class QueryRepository {
             """;
 
     // A machine's traffic since a time (the dashboard's diagram): its history events by step, event, next step and
-    // the status they left, through the instances of the machine (the history holds no machine).
+    // the status they left, the window's entries through the history's index by time (schema version 17), each
+    // joined to its instance by primary key for its machine (the history holds no machine).
     public static final String TRANSITION_COUNTS = """
             /* durable: transition counts */
             SELECT h.step, h.event, h.next_step,
@@ -170,6 +175,35 @@ public final class QueryRepository {
                    sum(expired) AS expired_leases
             FROM counted
             GROUP BY 1, 2, 3, 4
+            """;
+
+    // A machine's unfinished and failed instances by step and status (the dashboard's diagram), from the indexes of
+    // those rows as COUNT_LIVE reads them: the runnable, parked and failed ones from durable_instance_step alone,
+    // whose key starts with the machine; the executing ones through the lease index; the suspended ones, stored as
+    // runnable with a reason, through their own index, counted as suspended and taken off runnable.
+    public static final String COUNT_BY_STEP = """
+            /* durable: count by step */
+            WITH counted AS (
+                SELECT step, status::text AS status, count(*) AS n
+                FROM {schema}.durable_instance
+                WHERE machine = :machine AND status IN ('runnable', 'awaiting_signal', 'failed')
+                GROUP BY 1, 2
+                UNION ALL
+                SELECT step, 'executing', count(*)
+                FROM {schema}.durable_instance
+                WHERE machine = :machine AND status = 'executing'
+                GROUP BY 1
+                UNION ALL
+                SELECT s.step, r.status, r.sign * s.n
+                FROM (SELECT step, count(*) AS n
+                      FROM {schema}.durable_instance
+                      WHERE machine = :machine AND status = 'runnable' AND suspension IS NOT NULL
+                      GROUP BY 1) s
+                CROSS JOIN (VALUES ('suspended', 1), ('runnable', -1)) AS r (status, sign)
+            )
+            SELECT step, status, sum(n) AS n
+            FROM counted
+            GROUP BY 1, 2
             """;
 
     // An operator's retry of a failed instance: back to runnable at the step it failed at, attempt 0. A child that
@@ -303,6 +337,7 @@ public final class QueryRepository {
     private final String rerunSql;
     private final String summarizeSql;
     private final String countLiveSql;
+    private final String countByStepSql;
     private final String retryFailedSql;
     private final String retryFailedPageSql;
 
@@ -317,6 +352,7 @@ public final class QueryRepository {
         this.rerunSql = planning.qualify(RERUN);
         this.summarizeSql = planning.qualify(SUMMARIZE);
         this.countLiveSql = planning.qualify(COUNT_LIVE);
+        this.countByStepSql = planning.qualify(COUNT_BY_STEP);
         this.retryFailedSql = planning.qualify(RETRY_FAILED);
         this.retryFailedPageSql = planning.qualify(RETRY_FAILED_PAGE);
     }
@@ -329,16 +365,42 @@ public final class QueryRepository {
 
     /** The children of {@code parentId} in id order, whose states and results read with {@code codec}. */
     public List<DurableInstance> children(long parentId, JsonCodec codec) {
-        return planning.ordinary().sql(childrenSql).param("parentId", parentId)
-                .query((rs, i) -> InstanceRow.read(rs, codec)).list();
+        return children(parentId, 0, Long.MAX_VALUE, codec);
     }
 
-    /** Up to {@code limit} history entries of {@code instanceId} after {@code afterId}, oldest first. */
+    /**
+     * Up to {@code limit} children of {@code parentId} after {@code afterId}, in id order.
+     *
+     * @throws IllegalArgumentException for a limit out of range
+     */
+    List<DurableInstance> children(long parentId, long afterId, int limit, JsonCodec codec) {
+        return children(parentId, afterId, (long) page("children", limit), codec);
+    }
+
+    private List<DurableInstance> children(long parentId, long afterId, long limit, JsonCodec codec) {
+        return planning.ordinary().sql(childrenSql).param("parentId", parentId).param("afterId", afterId)
+                .param("limit", limit).query((rs, i) -> InstanceRow.read(rs, codec)).list();
+    }
+
+    /** A page's limit, checked: 1 to {@link InstanceQuery#MAX_LIMIT}. */
+    private static int page(String what, int limit) {
+        if (limit < 1 || limit > InstanceQuery.MAX_LIMIT) {
+            throw new IllegalArgumentException("A " + what + " page holds 1 to " + InstanceQuery.MAX_LIMIT
+                    + " entries, not " + limit);
+        }
+        return limit;
+    }
+
+    /**
+     * Up to {@code limit} history entries of {@code instanceId} after {@code afterId}, oldest first.
+     *
+     * @throws IllegalArgumentException for a limit out of range
+     */
     List<HistoryEntry> history(long instanceId, long afterId, int limit) {
         return planning.ordinary().sql(historySql)
                 .param("instanceId", instanceId)
                 .param("afterId", afterId)
-                .param("limit", limit)
+                .param("limit", page("history", limit))
                 .query((rs, i) -> {
                     long duration = rs.getLong("duration_ms");
                     Duration took = rs.wasNull() ? null : Duration.ofMillis(duration);
@@ -358,6 +420,8 @@ public final class QueryRepository {
     }
 
     List<TransitionCount> transitionCounts(String machine, Instant since) {
+        Objects.requireNonNull(machine, "machine must not be null");
+        Objects.requireNonNull(since, "since must not be null");
         return planning.ordinary().sql(transitionCountsSql)
                 .param("machine", machine)
                 .param("since", OffsetDateTime.ofInstant(since, ZoneOffset.UTC))
@@ -365,6 +429,20 @@ public final class QueryRepository {
                         HistoryEntry.Event.fromLabel(rs.getString("event")), rs.getString("next_step"),
                         InstanceStatus.fromLabel(rs.getString("status")), rs.getLong("n")))
                 .list();
+    }
+
+    /** The unfinished and failed instances of {@code machine} by step and status; none at a step: absent. */
+    Map<String, Map<InstanceStatus, Long>> countByStep(String machine) {
+        Objects.requireNonNull(machine, "machine must not be null");
+        Map<String, Map<InstanceStatus, Long>> counts = new TreeMap<>();
+        planning.ordinary().sql(countByStepSql).param("machine", machine).query(rs -> {
+            long n = rs.getLong("n");
+            if (n != 0) {
+                counts.computeIfAbsent(rs.getString("step"), step -> new EnumMap<>(InstanceStatus.class))
+                        .put(InstanceStatus.fromLabel(rs.getString("status")), n);
+            }
+        });
+        return counts;
     }
 
     /** Instances per queue and status. */

@@ -3,6 +3,7 @@ package dev.durable.runtime.control;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.durable.InstanceCounts;
+import dev.durable.InstanceStatus;
 import dev.durable.WaitReason;
 import dev.durable.runtime.jdbc.History;
 import dev.durable.testing.TestDatabase;
@@ -43,6 +44,34 @@ class LiveCountPlanTest extends LiveRowsTable {
                 + "|Bitmap Index Scan on durable_instance_step");
         assertThat(plan).contains("durable_instance_lease").contains("durable_instance_suspended")
                 .doesNotContain("Seq Scan");
+    }
+
+    /**
+     * A machine's unfinished and failed instances by step and status (the dashboard's diagram) are what its rows say,
+     * a suspended one as suspended, from the same indexes.
+     */
+    @Test
+    void aMachinesCountsByStepAreWhatItsRowsSay() {
+        Map<String, Map<InstanceStatus, Long>> counts = new QueryRepository(PLANNING, History.off()).countByStep("m0");
+
+        Map<String, Long> counted = new TreeMap<>();
+        counts.forEach((step, byStatus) -> byStatus.forEach((status, n) -> counted.put(step + " " + status.label(),
+                n)));
+        Map<String, Long> rows = new TreeMap<>();
+        TestDatabase.jdbc().query("""
+                SELECT step || ' ' || CASE WHEN status = 'runnable' AND suspension IS NOT NULL THEN 'suspended'
+                                           ELSE status::text END AS key,
+                       count(*) AS n
+                FROM durable_it.durable_instance
+                WHERE machine = 'm0' AND status NOT IN ('done', 'cancelled')
+                GROUP BY 1
+                """, rs -> {
+                    rows.put(rs.getString("key"), rs.getLong("n"));
+                });
+
+        assertThat(counted).isEqualTo(rows).containsKeys("s0 runnable", "s0 executing", "s0 awaiting_signal",
+                "s0 failed", "s0 suspended");
+        assertThat(new QueryRepository(PLANNING, History.off()).countByStep("nothing")).isEmpty();
     }
 
     @Test
