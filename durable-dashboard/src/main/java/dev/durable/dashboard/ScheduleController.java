@@ -1,11 +1,11 @@
 package dev.durable.dashboard;
 
-import dev.durable.DurableClient;
 import dev.durable.StoredSchedule;
 import dev.durable.runtime.DurableEngine;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.ResponseEntity;
@@ -37,25 +37,24 @@ public class ScheduleController {
     /** Stops the schedule from firing until it is resumed; the ticks that fall meanwhile are skipped. */
     @PostMapping("/schedules/{name}/pause")
     public Map<String, Object> pause(@PathVariable String name, HttpServletRequest request) {
-        access.checkWrite(request);
-        DurableClient client = engine.client();
-        if (!client.pauseSchedule(name)) {
-            throw refusal(client.findSchedule(name), name, "paused");
-        }
-        log.info("Dashboard: {} paused schedule '{}'", DashboardAccess.who(request), name);
-        return Map.of("name", name, "outcome", "paused");
+        return change(name, request, "paused", engine.client()::pauseSchedule);
     }
 
     /** Lets a paused schedule fire again, from its next tick after now. */
     @PostMapping("/schedules/{name}/resume")
     public Map<String, Object> resume(@PathVariable String name, HttpServletRequest request) {
+        return change(name, request, "resumed", engine.client()::resumeSchedule);
+    }
+
+    /** A write checked, made through {@code change} (whether it changed anything), refused if not, and logged. */
+    private Map<String, Object> change(String name, HttpServletRequest request, String outcome,
+            Predicate<String> change) {
         access.checkWrite(request);
-        DurableClient client = engine.client();
-        if (!client.resumeSchedule(name)) {
-            throw refusal(client.findSchedule(name), name, "resumed");
+        if (!change.test(name)) {
+            throw refusal(engine.client().findSchedule(name), name, outcome);
         }
-        log.info("Dashboard: {} resumed schedule '{}'", DashboardAccess.who(request), name);
-        return Map.of("name", name, "outcome", "resumed");
+        log.info("Dashboard: {} {} schedule '{}'", DashboardAccess.who(request), outcome, name);
+        return Map.of("name", name, "outcome", outcome);
     }
 
     /** Why the client changed nothing: no such schedule, or it already is as asked. */
