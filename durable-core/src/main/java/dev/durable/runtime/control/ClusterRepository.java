@@ -41,9 +41,9 @@ public final class ClusterRepository {
     // binary search over the primary key: the ids are an identity, so they grow with the time of the transaction
     // that wrote them, and the rows of a minute are the ids between its first and the next minute's. Each step of a
     // search is one probe of the primary key (the first row at or after the middle id), about 24 for 10 million
-    // rows, so the cost follows the number of minutes, not of rows; an index on the time would cost every
-    // transition a write. The history keeps no other order by time. hi is the answer once lo meets it: rows below lo
-    // are older than the minute, rows from hi on are not.
+    // rows, so the cost follows the number of minutes, not of rows; a count through the time index reads every
+    // entry of the window (1.2 million for 15 busy minutes). hi is the answer once lo meets it: rows below lo are
+    // older than the minute, rows from hi on are not.
     public static final String MINUTE_STARTS = """
             /* durable: throughput */
             WITH RECURSIVE ends AS (
