@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.durable.InstanceStatus;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.runtime.control.CancelRepository;
+import dev.durable.runtime.control.DiagramRepository;
 import dev.durable.runtime.control.QueryRepository;
 import dev.durable.runtime.control.RetentionRepository;
 import dev.durable.runtime.control.SearchRepository;
@@ -498,13 +499,19 @@ class QueryPlanTest {
      */
     @Test
     void aMachinesDiagramReadsItsWindowAndItsUnfinishedRowsThroughIndexes() {
-        String traffic = explain(QueryRepository.TRANSITION_COUNTS, new MapSqlParameterSource()
-                .addValue("machine", "m")
-                .addValue("since", java.time.OffsetDateTime.now().minusHours(1)));
-        String atSteps = explain(QueryRepository.COUNT_BY_STEP, new MapSqlParameterSource("machine", "m"));
+        // Planned as the repository runs it: after LOOP_JOINS, in the same transaction.
+        String traffic = new TransactionTemplate(new DataSourceTransactionManager(TestDatabase.dataSource()))
+                .execute(status -> {
+                    status.setRollbackOnly();
+                    jdbc.queryForList(PLANNING.qualify(DiagramRepository.LOOP_JOINS), new MapSqlParameterSource());
+                    return explain(DiagramRepository.TRANSITION_COUNTS, new MapSqlParameterSource()
+                            .addValue("machine", "m")
+                            .addValue("since", java.time.OffsetDateTime.now().minusHours(1)));
+                });
+        String atSteps = explain(DiagramRepository.COUNT_BY_STEP, new MapSqlParameterSource("machine", "m"));
 
         assertThat(traffic).contains("Index Scan using durable_history_at on durable_history h")
-                .contains("durable_instance_pkey").doesNotContain("Seq Scan");
+                .contains("Nested Loop").contains("durable_instance_pkey").doesNotContain("Seq Scan");
         assertThat(atSteps).containsPattern("Index Only Scan using durable_instance_step on durable_instance"
                 + "|Bitmap Index Scan on durable_instance_step");
         assertThat(atSteps).contains("durable_instance_lease").contains("durable_instance_suspended")

@@ -74,6 +74,7 @@ public final class DefaultDurableClient implements DurableClient {
     private final SearchRepository search;
     private final InFlightRepository inFlight;
     private final ClusterRepository cluster;
+    private final DiagramRepository diagram;
     private static final Logger log = LoggerFactory.getLogger(DefaultDurableClient.class);
     private static final String NOTHING_STARTED = "nothing was started";
     private static final String NOTHING_SENT = "nothing was sent";
@@ -96,13 +97,14 @@ public final class DefaultDurableClient implements DurableClient {
      *                    instances whose claims they may hold
      * @param startClaims the claims a local start makes on the rows it inserts (docs/DESIGN.md, "Local starts")
      * @param observations where the calls that cause work are observed (docs/DESIGN.md, "Tracing")
-     * @param planning     how the client's reads of the whole cluster run (the nodes, the throughput)
+     * @param planning     how the client's reads of the whole cluster and of a machine's diagram run
      */
     public DefaultDurableClient(MachineRegistry machines, StartRepository starts, QueryRepository queries,
             SignalRepository signals, ScheduleRepository schedules, CancelRepository cancels, SearchRepository search,
             InFlightRepository inFlight, StoredValues values, EngineEvents events, QueueOwners owners,
             StartClaims startClaims, ObservationRegistry observations, StatementPlanning planning) {
         this.observations = new ClientObservations(observations);
+        this.diagram = new DiagramRepository(planning);
         this.cluster = new ClusterRepository(planning);
         this.machines = machines;
         this.starts = starts;
@@ -374,7 +376,7 @@ public final class DefaultDurableClient implements DurableClient {
 
     @Override
     public List<TransitionCount> transitionCounts(String machine, Instant since) {
-        return queries.transitionCounts(machine, since);
+        return diagram.transitionCounts(machine, since);
     }
 
     @Override
@@ -425,7 +427,7 @@ public final class DefaultDurableClient implements DurableClient {
 
     @Override
     public Map<String, Map<InstanceStatus, Long>> countByStep(String machine) {
-        return queries.countByStep(machine);
+        return diagram.countByStep(machine);
     }
 
     @Override

@@ -9,16 +9,13 @@ import dev.durable.QueueSummary;
 import dev.durable.RerunResult;
 import dev.durable.RetryResult;
 import dev.durable.StatePatch;
-import dev.durable.TransitionCount;
 import dev.durable.WaitReason;
 import dev.durable.json.JsonCodec;
 import dev.durable.runtime.jdbc.History;
 import dev.durable.runtime.jdbc.StatementPlanning;
 import java.sql.Array;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -84,21 +81,6 @@ public final class QueryRepository {
             WHERE instance_id = :instanceId AND id > :afterId
             ORDER BY id
             LIMIT :limit
-            """;
-
-    // A machine's traffic since a time (the dashboard's diagram): its history events by step, event, next step and
-    // the status they left, the window's entries through the history's index by time (schema version 17), each
-    // joined to its instance by primary key for its machine (the history holds no machine).
-    public static final String TRANSITION_COUNTS = """
-            /* durable: transition counts */
-            SELECT h.step, h.event, h.next_step,
-                   CASE WHEN h.event = 'suspend' THEN 'suspended' ELSE h.status::text END AS status,
-                   count(*) AS n
-            FROM {schema}.durable_history h
-            JOIN {schema}.durable_instance i ON i.id = h.instance_id
-            WHERE i.machine = :machine AND h.at >= :since
-            GROUP BY 1, 2, 3, 4
-            ORDER BY 1, 2, 3, 4
             """;
 
     private static final String COUNT = """
@@ -175,35 +157,6 @@ public final class QueryRepository {
                    sum(expired) AS expired_leases
             FROM counted
             GROUP BY 1, 2, 3, 4
-            """;
-
-    // A machine's unfinished and failed instances by step and status (the dashboard's diagram), from the indexes of
-    // those rows as COUNT_LIVE reads them: the runnable, parked and failed ones from durable_instance_step alone,
-    // whose key starts with the machine; the executing ones through the lease index; the suspended ones, stored as
-    // runnable with a reason, through their own index, counted as suspended and taken off runnable.
-    public static final String COUNT_BY_STEP = """
-            /* durable: count by step */
-            WITH counted AS (
-                SELECT step, status::text AS status, count(*) AS n
-                FROM {schema}.durable_instance
-                WHERE machine = :machine AND status IN ('runnable', 'awaiting_signal', 'failed')
-                GROUP BY 1, 2
-                UNION ALL
-                SELECT step, 'executing', count(*)
-                FROM {schema}.durable_instance
-                WHERE machine = :machine AND status = 'executing'
-                GROUP BY 1
-                UNION ALL
-                SELECT s.step, r.status, r.sign * s.n
-                FROM (SELECT step, count(*) AS n
-                      FROM {schema}.durable_instance
-                      WHERE machine = :machine AND status = 'runnable' AND suspension IS NOT NULL
-                      GROUP BY 1) s
-                CROSS JOIN (VALUES ('suspended', 1), ('runnable', -1)) AS r (status, sign)
-            )
-            SELECT step, status, sum(n) AS n
-            FROM counted
-            GROUP BY 1, 2
             """;
 
     // An operator's retry of a failed instance: back to runnable at the step it failed at, attempt 0. A child that
@@ -333,11 +286,9 @@ public final class QueryRepository {
     private final String childrenSql;
     private final String historySql;
     private final String countSql;
-    private final String transitionCountsSql;
     private final String rerunSql;
     private final String summarizeSql;
     private final String countLiveSql;
-    private final String countByStepSql;
     private final String retryFailedSql;
     private final String retryFailedPageSql;
 
@@ -348,11 +299,9 @@ public final class QueryRepository {
         this.childrenSql = planning.qualify(CHILDREN);
         this.historySql = planning.qualify(HISTORY);
         this.countSql = planning.qualify(COUNT);
-        this.transitionCountsSql = planning.qualify(TRANSITION_COUNTS);
         this.rerunSql = planning.qualify(RERUN);
         this.summarizeSql = planning.qualify(SUMMARIZE);
         this.countLiveSql = planning.qualify(COUNT_LIVE);
-        this.countByStepSql = planning.qualify(COUNT_BY_STEP);
         this.retryFailedSql = planning.qualify(RETRY_FAILED);
         this.retryFailedPageSql = planning.qualify(RETRY_FAILED_PAGE);
     }
@@ -417,32 +366,6 @@ public final class QueryRepository {
                             upcastPatch == null ? null : StatePatch.parse(upcastPatch));
                 })
                 .list();
-    }
-
-    List<TransitionCount> transitionCounts(String machine, Instant since) {
-        Objects.requireNonNull(machine, "machine must not be null");
-        Objects.requireNonNull(since, "since must not be null");
-        return planning.ordinary().sql(transitionCountsSql)
-                .param("machine", machine)
-                .param("since", OffsetDateTime.ofInstant(since, ZoneOffset.UTC))
-                .query((rs, i) -> new TransitionCount(rs.getString("step"),
-                        HistoryEntry.Event.fromLabel(rs.getString("event")), rs.getString("next_step"),
-                        InstanceStatus.fromLabel(rs.getString("status")), rs.getLong("n")))
-                .list();
-    }
-
-    /** The unfinished and failed instances of {@code machine} by step and status; none at a step: absent. */
-    Map<String, Map<InstanceStatus, Long>> countByStep(String machine) {
-        Objects.requireNonNull(machine, "machine must not be null");
-        Map<String, Map<InstanceStatus, Long>> counts = new TreeMap<>();
-        planning.ordinary().sql(countByStepSql).param("machine", machine).query(rs -> {
-            long n = rs.getLong("n");
-            if (n != 0) {
-                counts.computeIfAbsent(rs.getString("step"), step -> new EnumMap<>(InstanceStatus.class))
-                        .put(InstanceStatus.fromLabel(rs.getString("status")), n);
-            }
-        });
-        return counts;
     }
 
     /** Instances per queue and status. */

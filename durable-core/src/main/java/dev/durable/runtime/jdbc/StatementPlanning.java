@@ -51,6 +51,7 @@ public final class StatementPlanning {
             "(clock_timestamp() + (SELECT shift FROM {schema}.durable_test_clock))";
 
     private final DurableSchema schema;
+    private final DataSource dataSource;
     /** Whether the statements read time from the schema's test clock: never in production. */
     private final boolean movableClock;
     /** Statements the driver may prepare on the server, so PostgreSQL may cache a generic plan for them. */
@@ -83,11 +84,17 @@ public final class StatementPlanning {
      */
     public StatementPlanning(DataSource dataSource, DurableSchema schema, boolean movableClock, boolean notify) {
         this.schema = schema;
+        this.dataSource = dataSource;
         this.movableClock = movableClock;
         this.wakeChannel = notify ? WakeUpChannel.of(schema.name()) : null;
         this.ordinary = JdbcClient.create(dataSource);
         JdbcClient unprepared = JdbcClient.create(new FreshlyPlannedJdbcTemplate(dataSource));
         this.freshlyPlanned = sql -> unprepared.sql(sql + PLANNED_AFRESH);
+    }
+
+    /** Where the clients run their statements: for a repository that runs some in a transaction of its own. */
+    public DataSource dataSource() {
+        return dataSource;
     }
 
     /**

@@ -52,7 +52,7 @@ class LiveCountPlanTest extends LiveRowsTable {
      */
     @Test
     void aMachinesCountsByStepAreWhatItsRowsSay() {
-        Map<String, Map<InstanceStatus, Long>> counts = new QueryRepository(PLANNING, History.off()).countByStep("m0");
+        Map<String, Map<InstanceStatus, Long>> counts = new DiagramRepository(PLANNING).countByStep("m0");
 
         Map<String, Long> counted = new TreeMap<>();
         counts.forEach((step, byStatus) -> byStatus.forEach((status, n) -> counted.put(step + " " + status.label(),
@@ -71,7 +71,7 @@ class LiveCountPlanTest extends LiveRowsTable {
 
         assertThat(counted).isEqualTo(rows).containsKeys("s0 runnable", "s0 executing", "s0 awaiting_signal",
                 "s0 failed", "s0 suspended");
-        assertThat(new QueryRepository(PLANNING, History.off()).countByStep("nothing")).isEmpty();
+        assertThat(new DiagramRepository(PLANNING).countByStep("nothing")).isEmpty();
     }
 
     @Test
