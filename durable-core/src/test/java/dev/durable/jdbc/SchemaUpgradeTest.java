@@ -361,11 +361,7 @@ class SchemaUpgradeTest {
     @Test
     void anUpgradeFromVersion15AddsTheHistorysPatchesEmptyAndTheInstancesRunOnRecordingThem() {
         DurableSchema schema = installedAsVersion(15, DROP_PATCHES);
-        long parked = insertAsVersion1(1, "paid");
-        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
-                + " WHERE id = ?", parked);
-        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id, step, event, status, attempt, node)"
-                + " VALUES (?, 'pay', 'await', 'awaiting_signal', 0, 'old-node')", parked);
+        long parked = parkedWithItsAwaitInTheHistory();
         List<Map<String, Object>> historyBefore = rows("durable_history");
         List<Map<String, Object>> instancesBefore = rows("durable_instance");
 
@@ -396,11 +392,7 @@ class SchemaUpgradeTest {
     @Test
     void anUpgradeFromVersion16IndexesTheHistoryByTimeAndTheInstancesRunOn() {
         DurableSchema schema = installedAsVersion(16, "DROP INDEX {schema}.durable_history_at");
-        long parked = insertAsVersion1(1, "paid");
-        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
-                + " WHERE id = ?", parked);
-        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id, step, event, status, attempt, node)"
-                + " VALUES (?, 'pay', 'await', 'awaiting_signal', 0, 'old-node')", parked);
+        long parked = parkedWithItsAwaitInTheHistory();
         List<Map<String, Object>> historyBefore = rows("durable_history");
         List<Map<String, Object>> instancesBefore = rows("durable_instance");
         assertThat(jdbc.queryForObject("SELECT to_regclass(?) IS NULL", Boolean.class,
@@ -420,6 +412,16 @@ class SchemaUpgradeTest {
         assertThat(engine.client().transitionCounts("orders", java.time.Instant.now().minusSeconds(3600)))
                 .extracting(count -> count.step() + " " + count.event().label() + " " + count.count())
                 .contains("pay await 1");
+    }
+
+    /** An instance of version 1 parked on "paid", and the history entry of its await as an older node wrote it. */
+    private long parkedWithItsAwaitInTheHistory() {
+        long parked = insertAsVersion1(1, "paid");
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
+                + " WHERE id = ?", parked);
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id, step, event, status, attempt, node)"
+                + " VALUES (?, 'pay', 'await', 'awaiting_signal', 0, 'old-node')", parked);
+        return parked;
     }
 
     /** What version 16 added, undone. */
