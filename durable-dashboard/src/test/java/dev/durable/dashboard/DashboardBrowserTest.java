@@ -36,6 +36,10 @@ class DashboardBrowserTest extends BrowserTest {
         waitForText(row + "td[data-status='awaiting_signal']", "2");
         waitForText(row + "td[data-status='failed']", "1");
         waitForText(row + "td[data-reason='signal']", "2");
+        // The ended statuses are not counted on every refresh (a read of the whole table); the page says so.
+        assertThat(browser().executeScript("return document.querySelectorAll(\"td[data-status='done']\").length"))
+                .isEqualTo(0L);
+        assertThat(text("#search-ended")).isEqualTo("search them");
         assertThat(text("#node")).contains("is running");
         assertThat(text("#nodes td[data-state]")).isEqualTo("running");
         // Three transitions of each parked parcel, two of the failed one, all in the window.
