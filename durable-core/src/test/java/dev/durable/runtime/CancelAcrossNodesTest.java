@@ -78,8 +78,10 @@ class CancelAcrossNodesTest {
 
         List<Long> ids = nodes.get(0).client().startAll("job", Collections.nCopies(INSTANCES,
                 StartRequest.of(new Job(true)))).stream().map(started -> started.id()).toList();
-        // Each node claims a slot's worth and a batch that waits: 4 run, 16 wait, on every node.
-        await().atMost(Duration.ofSeconds(10)).until(() -> waitingClaimed().size() >= 3 * 12);
+        // Each node claims a slot's worth and a batch that waits: 4 run, 16 wait, on every node. A running step is
+        // told from a waiting claim by the entry it records, so the wait is also for the 12 running steps' entries:
+        // cancelling one of those would free its slot for a waiting row.
+        await().atMost(Duration.ofSeconds(10)).until(() -> entered() >= 3 * 4 && waitingClaimed().size() >= 3 * 12);
 
         // Half of the instances: first the rows waiting claimed, each through a random other node than the one that
         // holds it, then rows not claimed yet, through random nodes.
@@ -145,6 +147,12 @@ class CancelAcrossNodesTest {
         }
         assertThat(node.owner("default").prefetch()).as("rows that may wait for a slot").isGreaterThanOrEqualTo(12);
         node.pause("default");
+    }
+
+    /** How many slow steps have been entered. */
+    private static long entered() {
+        return TestDatabase.jdbc().queryForObject("SELECT count(*) FROM " + SCHEMA + ".test_effect WHERE label ="
+                + " 'entered'", Long.class);
     }
 
     /** Rows claimed by a node whose step has not been entered: they wait for a slot. By id, the node holding them. */

@@ -54,7 +54,9 @@ class HeartbeatTest {
                 .heartbeatInterval(Duration.ofMillis(500)), machine);
         long id = engine.client().start("long-step", new Nothing()).id();
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> TestDatabase.status(id).equals("done"));
+        // The node counts the outcome after its commit, before it lets go of the claim: the wait is for both.
+        await().atMost(Duration.ofSeconds(30)).until(() -> TestDatabase.status(id).equals("done")
+                && engine.claims() == 0);
 
         assertThat(attempts).containsExactly(0);
         assertThat(TestDatabase.row(id)).containsEntry("attempt", 0);

@@ -20,8 +20,8 @@ import dev.durable.testing.EngineFixture;
 import dev.durable.testing.LogCapture;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
@@ -128,7 +128,7 @@ class LossyStateTest {
         long id = anOrderPaidWhileTheApplicationWasStopped();
         String dataBefore = storedData(id);
         String stateBefore = storedState(id);
-        List<String> heard = new ArrayList<>();
+        List<String> heard = new CopyOnWriteArrayList<>();
         DurableListener listener = new DurableListener() {
             @Override
             public void instanceSuspended(long instanceId, String machine, int version, String step, String reason) {
@@ -140,8 +140,9 @@ class LossyStateTest {
                 .listener(listener).build());
         DurableClient client = redeployed.client();
 
+        // The node reports a suspension (log, counter, then listener) after its write commits: the wait is for both.
         await().atMost(Duration.ofSeconds(10)).until(() -> client.find(id).orElseThrow().status()
-                == InstanceStatus.SUSPENDED);
+                == InstanceStatus.SUSPENDED && !heard.isEmpty());
 
         DurableInstance instance = client.find(id).orElseThrow();
         assertThat(instance.lastError()).startsWith("The stored state of order v1 would lose [$.reservation] when"

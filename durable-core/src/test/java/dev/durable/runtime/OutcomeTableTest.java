@@ -46,8 +46,9 @@ class OutcomeTableTest {
         MachineDefinition machine = machineReturning(outcome, pauseQueueFirst);
         engine.set(engines.start(machine));
         long id = engine.get().client().start("outcomes", new Order(7, "start")).id();
-        await().atMost(Duration.ofSeconds(10)).until(() -> TestDatabase.status(id).equals(expectedStatus)
-                && TestDatabase.row(id).get("lease_owner") == null);
+        // The started row is runnable and unleased already: the wait is for the first step's outcome, committed.
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.get().stats().outcomesCommitted() >= 1
+                && TestDatabase.status(id).equals(expectedStatus) && TestDatabase.row(id).get("lease_owner") == null);
         return id;
     }
 
