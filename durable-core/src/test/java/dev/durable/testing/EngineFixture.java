@@ -15,7 +15,8 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A JUnit extension that cleans the database before each test and stops every engine a test built after it.
+ * A JUnit extension that empties durable's tables before each test ({@link TestDatabase#empty()}) and stops every
+ * engine a test built after it.
  * Engines get short timings so tests run fast:
  * lease 3 s, heartbeat 1 s, poll 200 ms, reaper 500 ms, shutdown grace 2 s.
  *
@@ -84,7 +85,7 @@ public final class EngineFixture implements BeforeEachCallback, AfterEachCallbac
 
     @Override
     public void beforeEach(ExtensionContext context) {
-        TestDatabase.clean();
+        TestDatabase.empty();
     }
 
     /** Starts an engine a test built itself (with its own codec, say), and closes it after the test. */

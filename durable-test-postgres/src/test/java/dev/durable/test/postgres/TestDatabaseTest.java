@@ -30,6 +30,7 @@ class TestDatabaseTest {
     @BeforeEach
     void cleanDatabase() {
         DATABASE.clean();
+        DATABASE.jdbc().execute("DROP TABLE IF EXISTS " + SCHEMA + ".test_own");
     }
 
     @Test
@@ -51,6 +52,35 @@ class TestDatabaseTest {
                     .as(table).isZero();
         }
         assertThat(insertInstance(jdbc)).isEqualTo(1);
+    }
+
+    @Test
+    void emptyDeletesTheRowsOfDurablesTablesAndOfTheGivenOnesAndStartsTheirIdsAgain() {
+        JdbcTemplate jdbc = DATABASE.jdbc();
+        jdbc.execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".test_own (id int GENERATED ALWAYS AS IDENTITY"
+                + " (START WITH 7), label text)");
+        long first = insertInstance(jdbc);
+        insertInstance(jdbc);
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_signal (instance_id) VALUES (?)", first);
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_node (id) VALUES ('n-1')");
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_node_machine (node_id) VALUES ('n-1')");
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_schedule (name) VALUES ('nightly')");
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id) VALUES (?)", first);
+        jdbc.update("INSERT INTO " + SCHEMA + ".test_own (label) VALUES ('a'), ('b')");
+
+        DATABASE.empty(java.util.List.of("test_own"));
+
+        for (String table : TestDatabase.TABLES) {
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM " + DATABASE.table(table), Integer.class))
+                    .as(table).isZero();
+        }
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".test_own", Integer.class)).isZero();
+        // A serial column and an identity column start again where they started, as after TRUNCATE RESTART IDENTITY.
+        assertThat(insertInstance(jdbc)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("INSERT INTO " + SCHEMA + ".durable_signal (instance_id) VALUES (1)"
+                + " RETURNING id", Long.class)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("INSERT INTO " + SCHEMA + ".test_own (label) VALUES ('c') RETURNING id",
+                Integer.class)).isEqualTo(7);
     }
 
     @Test
