@@ -44,11 +44,13 @@ public final class DiagramRepository {
     // of the whole table instead once a window holds about 12,000 entries: the last hour of docs/PERFORMANCE.md's
     // 10,000,000 entries took 27 ms as a loop and 360 ms hashed, from one fill of the tables to the next. So
     // TRANSITION_COUNTS runs in a transaction of its own that allows only the loop, and no JIT, whose threshold the same
-    // estimates pass. LOCAL (is_local true): the settings end with the transaction, and hold behind a pooler.
+    // estimates pass. LOCAL: the settings end with the transaction, and hold behind a pooler (as the in-flight
+    // report's SET LOCAL jit; NoSessionStateTest refuses a session's SET or set_config).
     public static final String LOOP_JOINS = """
             /* durable: transition counts by loop joins */
-            SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true),
-                   set_config('jit', 'off', true)
+            SET LOCAL enable_hashjoin = off;
+            SET LOCAL enable_mergejoin = off;
+            SET LOCAL jit = off
             """;
 
     // A machine's unfinished and failed instances by step and status (the dashboard's diagram), from the indexes of
@@ -102,7 +104,7 @@ public final class DiagramRepository {
         Objects.requireNonNull(machine, "machine must not be null");
         Objects.requireNonNull(since, "since must not be null");
         return ownTransaction.execute(status -> {
-            planning.ordinary().sql(loopJoinsSql).query((rs, i) -> 0).list();
+            planning.ordinary().sql(loopJoinsSql).update();
             return planning.ordinary().sql(transitionCountsSql)
                     .param("machine", machine)
                     .param("since", OffsetDateTime.ofInstant(since, ZoneOffset.UTC))
