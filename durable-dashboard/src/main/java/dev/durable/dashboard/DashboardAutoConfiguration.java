@@ -55,6 +55,11 @@ public final class DashboardAutoConfiguration {
     }
 
     @Bean
+    DashboardErrors durableDashboardErrors() {
+        return new DashboardErrors();
+    }
+
+    @Bean
     ScheduleController durableDashboardScheduleController(DurableEngine engine, DashboardAccess access) {
         return new ScheduleController(engine, access);
     }

@@ -369,21 +369,7 @@ public class DashboardController {
         return answer;
     }
 
-    @ExceptionHandler(DashboardException.class)
-    ResponseEntity<Map<String, Object>> refused(DashboardException e) {
-        return ResponseEntity.status(e.status()).body(Map.of("error", String.valueOf(e.getMessage())));
-    }
-
-    /**
-     * What the client refuses because of where an instance stands (a step its version does not declare, a machine not
-     * registered on this node): a conflict with the stored instance, not a bad request. One handler, so that every
-     * write, the bulk retry too, answers it alike.
-     */
-    @ExceptionHandler(IllegalStateException.class)
-    ResponseEntity<Map<String, Object>> conflict(IllegalStateException e) {
-        return ResponseEntity.status(409).body(Map.of("error", String.valueOf(e.getMessage())));
-    }
-
+    /** Bad input, as {@link DashboardErrors} answers it, with the search's filters named (most of it is a filter). */
     @ExceptionHandler(IllegalArgumentException.class)
     ResponseEntity<Map<String, Object>> badRequest(IllegalArgumentException e) {
         return ResponseEntity.badRequest().body(Map.of("error", String.valueOf(e.getMessage()), "filters", FILTERS));

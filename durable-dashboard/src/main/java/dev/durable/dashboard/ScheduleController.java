@@ -8,8 +8,6 @@ import java.util.Optional;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.ResponseEntity;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -66,8 +64,4 @@ public class ScheduleController {
                 : "not paused") + "; nothing was " + asked);
     }
 
-    @ExceptionHandler(DashboardException.class)
-    ResponseEntity<Map<String, Object>> refused(DashboardException e) {
-        return ResponseEntity.status(e.status()).body(Map.of("error", String.valueOf(e.getMessage())));
-    }
 }
