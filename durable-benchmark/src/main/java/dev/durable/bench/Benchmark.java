@@ -75,7 +75,9 @@ import tools.jackson.databind.node.ObjectNode;
  * interval and at 100 ms; (r) (a) while another node's retention deletes a million expired instances, each with its
  * history; (h) (a) and (b) with history on and off, (a) and a chain that changes its state with the history's patches
  * on and off, and one patch computed in Java and in PostgreSQL; (k) a step starting 10,000 children and its join;
- * (s, not in {@code all}) the baseline from 4 to 80 threads, to see where it saturates;
+ * (s, not in {@code all}) the baseline from 4 to 80 threads, to see where it saturates; (u) the cost of a step:
+ * pgbench's single-row UPDATE commit rate at its best client count, the engine at its defaults and ten-step inline
+ * chains, with their CPU per step, in turn;
  * (v) what is in flight, the deploy check and the live counts over a million in-flight instances: their time, with
  * more groups and with fewer instances, (a) while another node checks the deploy over and over, and (a) with and without the index
  * they read;
@@ -193,8 +195,8 @@ public final class Benchmark {
 
     private static Set<String> scenarios(String spec) {
         if (spec.equals("all")) {
-            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t", "r", "h", "k", "x", "l",
-                    "i", "v", "q"));
+            return new LinkedHashSet<>(List.of("g", "a", "b", "c", "d", "e", "f", "p", "t", "r", "h", "k", "x", "u",
+                    "l", "i", "v", "q"));
         }
         return new LinkedHashSet<>(Arrays.asList(spec.split(",")));
     }
@@ -242,6 +244,9 @@ public final class Benchmark {
         }
         if (scenarios.contains("x")) {
             peers();
+        }
+        if (scenarios.contains("u")) {
+            stepCost();
         }
         if (scenarios.contains("l")) {
             remoteInsertLatency();
@@ -1032,6 +1037,17 @@ public final class Benchmark {
      */
     private double chainThroughput(boolean inline, boolean changing, UnaryOperator<EngineSettings.Builder> adjust)
             throws Exception {
+        return measuredChain(inline, changing, false, adjust).rate();
+    }
+
+    /**
+     * {@link #chainThroughput(boolean, boolean, UnaryOperator)} with the CPU the JVM and PostgreSQL spent on it; with
+     * {@code analyze}, the table's statistics are brought up to date before the engine starts, as (a) does, so that
+     * the statements run on cached plans (docs/PERFORMANCE.md, "Prepared statements, planned for the table as it is")
+     * rather than planned at every execution as on a table the statistics still call small.
+     */
+    private Drained measuredChain(boolean inline, boolean changing, boolean analyze,
+            UnaryOperator<EngineSettings.Builder> adjust) throws Exception {
         clean();
         MachineDefinition.Builder<Sample> chain = MachineDefinition.builder("chain", 1, Sample.class)
                 .initialStep("s0");
@@ -1049,14 +1065,87 @@ public final class Benchmark {
             engine.client().startAll("chain", IntStream.range(start, Math.min(CHAIN_INSTANCES, start + 1000))
                     .mapToObj(i -> StartRequest.of(new Sample(i))).toList());
         }
+        if (analyze) {
+            jdbc.execute("ANALYZE " + SCHEMA + ".durable_instance");
+        }
+        double jvmBefore = CpuUse.jvmCpuNanos() / 1e9;
+        double postgresBefore = postgresCpu == null ? Double.NaN : postgresCpu.seconds();
         long begin = System.nanoTime();
         engine.start();
         applied.awaitCount(CHAIN_INSTANCES * 10L, Duration.ofMinutes(10));
         double seconds = (System.nanoTime() - begin) / 1e9;
+        double jvm = CpuUse.jvmCpuNanos() / 1e9 - jvmBefore;
+        double postgres = postgresCpu == null ? Double.NaN : postgresCpu.seconds() - postgresBefore;
         engine.close();
         note("b (" + (inline ? "inline" : "not inline") + "): " + CHAIN_INSTANCES * 10 + " steps in "
-                + String.format(Locale.ROOT, "%.2f", seconds) + " s; " + describe(engine));
-        return CHAIN_INSTANCES * 10 / seconds;
+                + String.format(Locale.ROOT, "%.2f", seconds) + " s; " + describe(engine)
+                + String.format(Locale.ROOT, "; cpu: jvm=%.2fs postgres=%.2fs", jvm, postgres));
+        return new Drained(CHAIN_INSTANCES * 10 / seconds, jvm, postgres);
+    }
+
+    // ------------------------------------------------------------------ (u)
+
+    /**
+     * (u) The cost of a step against PostgreSQL's own commit rate (issue 29): in each round, pgbench committing
+     * single-row UPDATEs at 10, 50 and 100 clients (its best counts), one-step no-op instances drained by the engine
+     * at its defaults, and ten-step chains with inline execution at the defaults and at {@link #CONCURRENCY} slots,
+     * all on an analyzed table (cached plans, as on a node that has run a while); each drain's CPU per step, the JVM's
+     * and PostgreSQL's. Medians of the rounds; the ratio is the median of each
+     * round's engine rate over that round's pgbench best.
+     */
+    private void stepCost() throws Exception {
+        TestPostgres postgres = TestPostgres.get();
+        int seconds = Integer.getInteger("bench.pgbenchSeconds", 10); // 0: the engine's figures only (profiling)
+        PgBench pgbench = seconds == 0 ? null : PgBench.find(postgres.jdbcUrl(), postgres.username(), jdbc, SCHEMA);
+        drain("warm-up", PEER_N, i -> StartOptions.defaults(), true, QueueSettings.defaults());
+        measuredChain(true, false, true, settings -> settings.queue("default", QueueSettings.defaults()));
+        double[] baseline = new double[ROUNDS];
+        double[] engine = new double[ROUNDS];
+        double[] ratio = new double[ROUNDS];
+        double[] jvm = new double[ROUNDS];
+        double[] database = new double[ROUNDS];
+        Map<String, double[][]> chains = new LinkedHashMap<>();
+        chains.put("defaults", new double[3][ROUNDS]);
+        chains.put(CONCURRENCY + "_slots", new double[3][ROUNDS]);
+        for (int round = 0; round < ROUNDS; round++) {
+            if (pgbench != null) {
+                pgbench.prepare();
+                for (int clients : new int[] {10, 50, 100}) {
+                    baseline[round] = Math.max(baseline[round], pgbench.commitsPerSecond(clients, seconds));
+                }
+                jdbc.execute("DROP TABLE " + SCHEMA + ".pgbench_one_row");
+            }
+            Drained drained = measuredDrain("u (defaults)", PEER_N, i -> StartOptions.defaults(), true,
+                    QueueSettings.defaults(), UnaryOperator.identity());
+            engine[round] = drained.rate();
+            ratio[round] = pgbench == null ? Double.NaN : engine[round] / baseline[round];
+            jvm[round] = drained.jvmCpuSeconds() / PEER_N;
+            database[round] = drained.postgresCpuSeconds() / PEER_N;
+            for (Map.Entry<String, double[][]> chain : chains.entrySet()) {
+                QueueSettings queue = chain.getKey().equals("defaults") ? QueueSettings.defaults() : QUEUE;
+                Drained steps = measuredChain(true, false, true, settings -> settings.queue("default", queue));
+                chain.getValue()[0][round] = steps.rate();
+                chain.getValue()[1][round] = steps.jvmCpuSeconds() / (CHAIN_INSTANCES * 10.0);
+                chain.getValue()[2][round] = steps.postgresCpuSeconds() / (CHAIN_INSTANCES * 10.0);
+            }
+        }
+        if (pgbench != null) {
+            report("u.pgbench_single_row_commits", median(baseline), "commits/s", "best of 10,50,100 clients, "
+                    + seconds + " s each; median_of=" + ROUNDS + " all=" + Arrays.toString(round(baseline)));
+        }
+        report("u.durable_defaults", median(engine), "instances/s", "concurrency="
+                + QueueSettings.DEFAULT_CONCURRENCY + " batch=" + QueueSettings.DEFAULT_BATCH_SIZE + " n=" + PEER_N
+                + " all=" + Arrays.toString(round(engine)));
+        report("u.ratio_to_pgbench", median(ratio), "x", "median_of=" + ROUNDS + " ratios=" + twoDecimals(ratio));
+        report("u.cpu_per_step", (median(jvm) + median(database)) * 1e6, "us", "jvm=" + micros(median(jvm))
+                + " postgres=" + micros(median(database)));
+        for (Map.Entry<String, double[][]> chain : chains.entrySet()) {
+            double[][] figures = chain.getValue();
+            report("u.chain_inline_" + chain.getKey(), median(figures[0]), "steps/s", "instances="
+                    + CHAIN_INSTANCES + " steps=10 cpu_per_step=" + micros(median(figures[1]) + median(figures[2]))
+                    + " (jvm=" + micros(median(figures[1])) + " postgres=" + micros(median(figures[2])) + ") all="
+                    + Arrays.toString(round(figures[0])));
+        }
     }
 
     // ------------------------------------------------------------------ (h)
