@@ -149,9 +149,11 @@ public interface DurableClient {
     /**
      * The history events a machine's instances (of every version) recorded since {@code since}, counted by step,
      * event, next step and the status they left: the traffic of each of the machine's transitions, as the
-     * dashboard's diagram shows it. Events of instances deleted by retention are gone with them. Reads the history
-     * of the window through its index by time (schema version 17), joined to the instances by id: its cost grows with
-     * the window's events, of every machine.
+     * dashboard's diagram shows it. The window's whole minutes that the nodes' history rollup counted (schema version
+     * 18) are read from those counts, which keep the events of instances deleted since by retention, up to the longest
+     * retention; the rest of the window, its first minute and the last few, from the history through its index by time
+     * (schema version 17), joined to the instances by id. Its cost grows with the window's minutes, not its events
+     * (docs/DESIGN.md, "Dashboard", for what the counts leave out).
      */
     List<TransitionCount> transitionCounts(String machine, Instant since);
 

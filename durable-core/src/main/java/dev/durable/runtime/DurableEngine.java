@@ -10,6 +10,8 @@ import dev.durable.machine.MachineRegistry;
 import dev.durable.runtime.control.CancelRepository;
 import dev.durable.runtime.control.DefaultDurableClient;
 import dev.durable.runtime.control.QueryRepository;
+import dev.durable.runtime.control.DiagramRepository;
+import dev.durable.runtime.control.HistoryRollup;
 import dev.durable.runtime.control.Retention;
 import dev.durable.runtime.control.RetentionRepository;
 import dev.durable.runtime.control.SearchRepository;
@@ -71,7 +73,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The durable engine of one node: the client API plus the runtime that runs steps — an owner per queue with its
  * poller, the step executor, the committer, the heartbeat, the reaper, the sweeps that fire await deadlines and
- * recurring schedules, and the one that deletes ended instances past their retention. Usable without Spring Boot:
+ * recurring schedules, retention's and the history rollup's (docs/DESIGN.md, "Dashboard"). Usable without Spring Boot:
  *
  * <pre>{@code
  * DurableEngine engine = DurableEngine.builder(dataSource, MachineRegistry.of(checkout))
@@ -119,8 +121,8 @@ public final class DurableEngine implements AutoCloseable {
     private final BackgroundLoop deadlineLoop;
     private final BackgroundLoop scheduleLoop;
     private final BackgroundLoop probeLoop;
-    /** Null when no status has a retention: nothing is ever deleted. */
-    private final @Nullable BackgroundLoop retentionLoop;
+    /** The history rollup, and the retention sweep when a status has a retention (docs/DESIGN.md, "Retention"). */
+    private final List<BackgroundLoop> upkeep;
     private final AwaitDeadlines deadlines;
     private final RecurringSchedules recurring;
     private final boolean movableClock;
@@ -219,8 +221,10 @@ public final class DurableEngine implements AutoCloseable {
         Retention retention = new Retention(new RetentionRepository(planning), events,
                 settings.retentionDone(), settings.retentionFailed(), settings.retentionCancelled(),
                 settings.retentionBatchSize(), settings.retentionInterval());
-        this.retentionLoop = retention.enabled() ? new BackgroundLoop(Retention.NAME, retention::sweep, lifecycle,
-                events, settings.maxRetryBackoff()) : null;
+        BackgroundLoop rollup = new BackgroundLoop(HistoryRollup.NAME, new HistoryRollup(new DiagramRepository(
+                planning), retention.longestKept())::roll, lifecycle, events, settings.maxRetryBackoff());
+        this.upkeep = retention.enabled() ? List.of(rollup, new BackgroundLoop(Retention.NAME, retention::sweep,
+                lifecycle, events, settings.maxRetryBackoff())) : List.of(rollup);
         this.wakeUps = new WakeUpListener(listen, builder.dataSource, WakeUpChannel.of(settings.schema()), owners,
                 settings.maxRetryBackoff()); // docs/DESIGN.md, "Wake-ups"; does nothing in poll-only mode
     }
@@ -272,9 +276,7 @@ public final class DurableEngine implements AutoCloseable {
         reaperLoop.start();
         deadlineLoop.start();
         scheduleLoop.start();
-        if (retentionLoop != null) {
-            retentionLoop.start();
-        }
+        upkeep.forEach(BackgroundLoop::start);
         owners.start();
         wakeUps.start();
         probeLoop.start();
@@ -347,9 +349,7 @@ public final class DurableEngine implements AutoCloseable {
         reaperLoop.stop(COMPONENT_STOP_TIMEOUT);
         deadlineLoop.stop(COMPONENT_STOP_TIMEOUT);
         scheduleLoop.stop(COMPONENT_STOP_TIMEOUT);
-        if (retentionLoop != null) {
-            retentionLoop.stop(COMPONENT_STOP_TIMEOUT);
-        }
+        upkeep.forEach(loop -> loop.stop(COMPONENT_STOP_TIMEOUT));
         registry.forget();
         lifecycle.moveTo(NodeState.STOPPED);
     }

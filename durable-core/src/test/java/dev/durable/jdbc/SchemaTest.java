@@ -36,7 +36,8 @@ class SchemaTest {
         assertThat(schema.isInstalled(dataSource)).isTrue();
         assertThat(jdbc.queryForList("SELECT table_name FROM information_schema.tables"
                 + " WHERE table_schema = 'durable_schema_test' ORDER BY table_name", String.class))
-                .containsExactly("durable_changelog", "durable_changelog_lock", "durable_history", "durable_instance",
+                .containsExactly("durable_changelog", "durable_changelog_lock", "durable_history",
+                        "durable_history_minute", "durable_history_rollup", "durable_instance",
                         "durable_node", "durable_node_machine", "durable_schedule", "durable_schema_version",
                         "durable_signal");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM durable_schema_test.durable_changelog", Long.class))

@@ -105,7 +105,7 @@ class SchemaUpgradeTest {
                 "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
                 "durable-schema-v8", "durable-schema-v9", "durable-schema-v10", "durable-schema-v11",
                 "durable-schema-v12", "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16", "durable-schema-v17");
+                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
                 "cancel_with_parent", "children_started", "children_ended", "awaits_children", "suspension", "trace_context"))
@@ -122,7 +122,7 @@ class SchemaUpgradeTest {
                 Boolean.class, SCHEMA + ".durable_instance_ended")).isTrue();
         for (String index : List.of("durable_instance_unique_key", "durable_instance_correlation_key",
                 "durable_instance_parent", "durable_history_instance", "durable_history_at", "durable_instance_step",
-                "durable_instance_suspended")) {
+                "durable_instance_suspended", "durable_history_minute_machine")) {
             assertThat(jdbc.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(?)",
                     Boolean.class, SCHEMA + "." + index)).as(index).isTrue();
         }
@@ -201,7 +201,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
                 "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16", "durable-schema-v17");
+                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18");
         assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertSuspensionAndInFlightInstalled();
         // And the instances run on: the suspended one stays suspended, the others finish.
@@ -232,7 +232,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
                 "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16", "durable-schema-v17");
+                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18");
         assertSuspensionAndInFlightInstalled();
     }
 
@@ -257,7 +257,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v12", "durable-schema-v13",
                 "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16", "durable-schema-v17");
+                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18");
         assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertInFlightIndexWidened();
         // The instances run on, and what is in flight reads them through the widened index.
@@ -422,6 +422,54 @@ class SchemaUpgradeTest {
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id, step, event, status, attempt, node)"
                 + " VALUES (?, 'pay', 'await', 'awaiting_signal', 0, 'old-node')", parked);
         return parked;
+    }
+
+    /**
+     * Version 18 counts the history by machine and minute (docs/DESIGN.md, "Dashboard"): on a schema of version 17
+     * holding a parked instance and its history of the last hours, the upgrade adds the two tables, nothing counted
+     * yet, keeps every row and raises the version; a node then counts the history already there in the background,
+     * the diagram's traffic reads those counts and the history after them alike, and the instance runs on.
+     */
+    @Test
+    void anUpgradeFromVersion17CountsTheHistoryAlreadyThereAndTheInstancesRunOn() {
+        DurableSchema schema = installedAsVersion(17, "DROP TABLE {schema}.durable_history_minute",
+                "DROP TABLE {schema}.durable_history_rollup");
+        long parked = insertAsVersion1(1, "paid");
+        jdbc.update("UPDATE " + SCHEMA + ".durable_instance SET status = 'awaiting_signal', awaits = 'paid'"
+                + " WHERE id = ?", parked);
+        // Three reruns of the step two hours ago, one half an hour ago, and the await a moment ago.
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id, step, event, status, attempt, node, at)"
+                + " SELECT ?, 'pay', 'retry', 'runnable', n, 'old-node', now() - interval '2 hours'"
+                + " FROM generate_series(0, 2) n", parked);
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id, step, event, status, attempt, node, at)"
+                + " VALUES (?, 'pay', 'retry', 'runnable', 3, 'old-node', now() - interval '30 minutes'),"
+                + " (?, 'pay', 'await', 'awaiting_signal', 4, 'old-node', now())", parked, parked);
+        List<Map<String, Object>> historyBefore = rows("durable_history");
+        List<Map<String, Object>> instancesBefore = rows("durable_instance");
+
+        upgrade(schema, 17);
+
+        assertThat(jdbc.queryForList("SELECT rolled_until::text FROM " + SCHEMA + ".durable_history_rollup",
+                String.class)).containsExactly("-infinity");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM " + SCHEMA + ".durable_history_minute", Long.class))
+                .isZero();
+        assertThat(rows("durable_history")).isEqualTo(historyBefore);
+        assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
+        DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA), orders());
+        // The node's rollup counts at its start, up to the last closed minute.
+        await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject("SELECT rolled_until"
+                + " > now() - interval '7 minutes' FROM " + SCHEMA + ".durable_history_rollup", Boolean.class));
+        assertThat(jdbc.queryForList("SELECT machine || ' ' || step || ' ' || event || ' ' || n FROM " + SCHEMA
+                + ".durable_history_minute ORDER BY minute", String.class))
+                .containsExactly("orders pay retry 3", "orders pay retry 1");
+        assertThat(engine.client().transitionCounts("orders", java.time.Instant.now().minusSeconds(3 * 3600)))
+                .extracting(count -> count.step() + " " + count.event().label() + " " + count.count())
+                .containsExactly("pay await 1", "pay retry 4");
+        engine.client().signal(parked, "paid", "late", "evt-1");
+        await().atMost(Duration.ofSeconds(20)).until(() -> "done".equals(status(parked)));
+        assertThat(engine.client().transitionCounts("orders", java.time.Instant.now().minusSeconds(3 * 3600)))
+                .extracting(count -> count.step() + " " + count.event().label() + " " + count.count())
+                .contains("pay retry 4", "pay next 1", "ship done 1");
     }
 
     /** What version 16 added, undone. */

@@ -6,6 +6,7 @@ import dev.durable.InstanceStatus;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.runtime.control.CancelRepository;
 import dev.durable.runtime.control.DiagramRepository;
+import dev.durable.runtime.control.HistoryRollup;
 import dev.durable.runtime.control.QueryRepository;
 import dev.durable.runtime.control.RetentionRepository;
 import dev.durable.runtime.control.SearchRepository;
@@ -22,6 +23,9 @@ import dev.durable.runtime.time.DeadlineRepository;
 import dev.durable.runtime.time.ScheduleRepository;
 import dev.durable.testing.TestDatabase;
 import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -117,6 +121,9 @@ class QueryPlanTest {
                 ORDER BY 7
                 """, ROWS);
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_history");
+        // Counted by minute, as the nodes' history rollup counts a history after the upgrade to version 18.
+        new HistoryRollup(new DiagramRepository(PLANNING), null).catchUp();
+        TestDatabase.jdbc().execute("ANALYZE durable_it.durable_history_minute");
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_instance");
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_signal");
         TestDatabase.jdbc().execute("ANALYZE durable_it.durable_schedule");
@@ -493,32 +500,89 @@ class QueryPlanTest {
     }
 
     /**
-     * A machine's diagram (docs/DESIGN.md, "Dashboard"): its transitions over the last hour read the window's history
-     * entries through the index by time, each joined to its instance by primary key; its unfinished and failed
-     * instances at each step are counted from the indexes the live counts read, the machine's entries of
+     * A machine's diagram (docs/DESIGN.md, "Dashboard"): its transitions over the last hour or day read the window's
+     * minutes the rollup counted through their index by machine and minute, and its other history entries (all of
+     * them before any count) through the index by time, each joined to its instance by primary key; its unfinished
+     * and failed instances at each step are counted from the indexes the live counts read, the machine's entries of
      * durable_instance_step alone. Neither reads a table whole.
      */
     @Test
     void aMachinesDiagramReadsItsWindowAndItsUnfinishedRowsThroughIndexes() {
-        // Planned as the repository runs it: after LOOP_JOINS, in the same transaction.
-        String traffic = new TransactionTemplate(new DataSourceTransactionManager(TestDatabase.dataSource()))
-                .execute(status -> {
-                    status.setRollbackOnly();
-                    jdbc.update(PLANNING.qualify(DiagramRepository.LOOP_JOINS), new MapSqlParameterSource());
-                    return explain(DiagramRepository.TRANSITION_COUNTS, new MapSqlParameterSource()
-                            .addValue("machine", "m")
-                            .addValue("since", java.time.OffsetDateTime.now().minusHours(1)));
-                });
+        // Planned as the repository runs it: after LOOP_JOINS, in the same transaction, with the rollup's mark.
+        Instant rolled = TestDatabase.jdbc().queryForObject(PLANNING.qualify(DiagramRepository.ROLLED_UNTIL),
+                OffsetDateTime.class).toInstant();
+        String hour = explainTraffic(DiagramRepository.window("m", Instant.now().minus(Duration.ofHours(1)), rolled));
+        String day = explainTraffic(DiagramRepository.window("m", Instant.now().minus(Duration.ofDays(1)), rolled));
+        String uncounted = explainTraffic(DiagramRepository.window("m", Instant.now().minus(Duration.ofHours(1)),
+                null));
         String atSteps = explain(DiagramRepository.COUNT_BY_STEP, new MapSqlParameterSource("machine", "m"));
 
-        // The window's entries through the index by time, or as a bitmap of it (on a million rows, in parallel).
-        assertThat(traffic).containsPattern("Index Scan using durable_history_at on durable_history h"
-                + "|Bitmap Index Scan on durable_history_at")
-                .contains("Nested Loop").contains("durable_instance_pkey").doesNotContain("Seq Scan");
+        // The window's counted minutes through their index by machine and minute; its other entries, the first
+        // minute's and the last few minutes', through the history's index by time, or as a bitmap of it, each in a
+        // loop joined to its instance by primary key.
+        for (String traffic : List.of(hour, day)) {
+            assertThat(traffic).containsPattern("Index Scan using durable_history_minute_machine on"
+                    + " durable_history_minute|Bitmap Index Scan on durable_history_minute_machine");
+        }
+        for (String traffic : List.of(hour, day, uncounted)) {
+            assertThat(traffic).containsPattern("Index Scan using durable_history_at on durable_history h"
+                    + "|Bitmap Index Scan on durable_history_at")
+                    .contains("Nested Loop").contains("durable_instance_pkey").doesNotContain("Seq Scan");
+        }
         assertThat(atSteps).containsPattern("Index Only Scan using durable_instance_step on durable_instance"
                 + "|Bitmap Index Scan on durable_instance_step");
         assertThat(atSteps).contains("durable_instance_lease").contains("durable_instance_suspended")
                 .doesNotContain("Seq Scan");
+    }
+
+    /**
+     * The history rollup (docs/DESIGN.md, "Dashboard"): its span finds the minute of the entry a turn's worth past its
+     * mark through the history's index by time; a turn reads its span's entries through that index, each joined to
+     * its instance by primary key; the trim finds each machine's oldest counts through their index by machine and
+     * minute, and the machines by a loose scan of it, and deletes the counts by row id.
+     */
+    @Test
+    void aTurnOfTheHistoryRollupReadsItsSpanThroughIndexes() {
+        String span = new TransactionTemplate(new DataSourceTransactionManager(TestDatabase.dataSource()))
+                .execute(status -> {
+                    status.setRollbackOnly();
+                    TestDatabase.jdbc().update("UPDATE durable_it.durable_history_rollup"
+                            + " SET rolled_until = now() - interval '10 days'");
+                    jdbc.update(PLANNING.qualify(DiagramRepository.LOOP_JOINS), new MapSqlParameterSource());
+                    return explain(DiagramRepository.ROLLUP_SPAN, new MapSqlParameterSource("entries",
+                            HistoryRollup.ENTRIES_PER_TURN));
+                });
+        String turn = new TransactionTemplate(new DataSourceTransactionManager(TestDatabase.dataSource()))
+                .execute(status -> {
+                    status.setRollbackOnly();
+                    jdbc.update(PLANNING.qualify(DiagramRepository.LOOP_JOINS), new MapSqlParameterSource());
+                    // A turn's worth of the 30 days' entries: the span of a tenth of a day on 1,000,000 rows.
+                    return explain(DiagramRepository.ROLL_UP, new MapSqlParameterSource()
+                            .addValue("rolledFrom", OffsetDateTime.now().minusDays(10))
+                            .addValue("rolledUntil", OffsetDateTime.now().minusDays(10)
+                                    .plusSeconds(HistoryRollup.ENTRIES_PER_TURN * 30L * 86_400 / (ROWS * 5L))));
+                });
+        String trim = new TransactionTemplate(new DataSourceTransactionManager(TestDatabase.dataSource()))
+                .execute(status -> {
+                    status.setRollbackOnly();
+                    jdbc.update(PLANNING.qualify(DiagramRepository.LOOP_JOINS), new MapSqlParameterSource());
+                    return explain(DiagramRepository.TRIM_ROLLUP, new MapSqlParameterSource()
+                            .addValue("keepMs", Duration.ofDays(29).toMillis())
+                            .addValue("limit", HistoryRollup.ENTRIES_PER_TURN));
+                });
+
+        // The rollup's own one row is read as a table; nothing else is.
+        assertThat(span).containsPattern("Index Only Scan using durable_history_at on durable_history h"
+                + "|Index Scan using durable_history_at on durable_history h")
+                .doesNotContainPattern("Seq Scan on durable_(history|instance) ");
+        assertThat(turn).containsPattern("Index Scan using durable_history_at on durable_history h"
+                        + "|Bitmap Index Scan on durable_history_at")
+                .contains("Nested Loop").contains("durable_instance_pkey")
+                .doesNotContainPattern("Seq Scan on durable_(history|instance) ");
+        assertThat(trim).contains("Index Only Scan using durable_history_minute_machine")
+                .containsPattern("Index Scan using durable_history_minute_machine on durable_history_minute m"
+                        + "|Bitmap Index Scan on durable_history_minute_machine")
+                .contains("Tid Scan").doesNotContain("Seq Scan");
     }
 
     /**
@@ -715,6 +779,16 @@ class QueryPlanTest {
      * docs/DESIGN.md, "Finding instances"), never from a cached generic plan. A status array is bound as text of
      * unspecified type, as the repository binds it.
      */
+    /** TRANSITION_COUNTS planned as the repository runs it: after LOOP_JOINS, in the same transaction. */
+    private String explainTraffic(Map<String, Object> window) {
+        return new TransactionTemplate(new DataSourceTransactionManager(TestDatabase.dataSource()))
+                .execute(status -> {
+                    status.setRollbackOnly();
+                    jdbc.update(PLANNING.qualify(DiagramRepository.LOOP_JOINS), new MapSqlParameterSource());
+                    return explain(DiagramRepository.TRANSITION_COUNTS, new MapSqlParameterSource(window));
+                });
+    }
+
     private String explainSearch(String statement, MapSqlParameterSource parameters) {
         if (parameters.getValue("statuses") instanceof String statuses) {
             parameters.addValue("statuses", statuses, Types.OTHER);

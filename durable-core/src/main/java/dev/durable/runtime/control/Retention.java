@@ -3,6 +3,7 @@ package dev.durable.runtime.control;
 import dev.durable.InstanceStatus;
 import dev.durable.runtime.support.EngineEvents;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -57,6 +58,14 @@ public final class Retention {
         if (age != null && !age.isZero()) {
             keep.put(status, age);
         }
+    }
+
+    /**
+     * The longest retention, when every ended status has one: the history of an instance ended that long ago is
+     * deleted, so the history rollup's counts of older minutes are too ({@link HistoryRollup}); else null, for ever.
+     */
+    public @Nullable Duration longestKept() {
+        return keep.size() == 3 ? Collections.max(keep.values()) : null;
     }
 
     /** Whether any status has a retention; without one the sweep never runs. */

@@ -7,6 +7,8 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.runtime.control.DiagramRepository;
+import dev.durable.runtime.control.HistoryRollup;
+import dev.durable.runtime.jdbc.StatementPlanning;
 import dev.durable.test.postgres.TestPostgres;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,9 +73,11 @@ public final class DashboardScale {
             new String[] {"search: correlation key", "/instances?correlationKey=customer-77"},
             new String[] {"instance: 10,000 children", "/instances/4"},
             new String[] {"instance: parked", "/instances/939601"},
+            new String[] {"machine: parcel, 5 min", "/machines/parcel?minutes=5"},
             new String[] {"machine: parcel, 60 min", "/machines/parcel?minutes=60"},
             new String[] {"machine: order, 60 min", "/machines/order?minutes=60"},
             new String[] {"machine: parcel, 1 day", "/machines/parcel?minutes=1440"},
+            new String[] {"machine: parcel, 1 week", "/machines/parcel?minutes=10080"},
             new String[] {"deploy check", "/deploy-check"});
 
     private DashboardScale() {
@@ -97,6 +101,16 @@ public final class DashboardScale {
             long began = System.nanoTime();
             runScript(dataSource, schema, "fill.sql");
             line(report, "# filled " + schema + " in " + (System.nanoTime() - began) / 1_000_000_000 + " s");
+            // As the nodes' rollup counts a history after the upgrade to version 18, without its pauses.
+            began = System.nanoTime();
+            int turns = new HistoryRollup(new DiagramRepository(new StatementPlanning(dataSource,
+                    DurableSchema.named(schema))), null).catchUp();
+            line(report, "# counted the history by minute in " + (System.nanoTime() - began) / 1_000_000 + " ms, "
+                    + turns + " turns of the history rollup");
+            try (Connection connection = dataSource.getConnection();
+                 Statement statement = connection.createStatement()) {
+                statement.execute("VACUUM (ANALYZE) " + schema + ".durable_history_minute");
+            }
         }
         describeTables(dataSource, schema, report);
         if ("only".equals(filling)) {
@@ -198,23 +212,49 @@ public final class DashboardScale {
 
     /**
      * The diagram's traffic as DiagramRepository runs it, its last statement in a transaction of its own: PostgreSQL
-     * reports the plan of such a statement when the transaction ends, to the commit, which no log above sees.
+     * reports the plan of such a statement when the transaction ends, to the commit, which no log above sees. Then one
+     * turn of the history rollup over the oldest entries, as after the upgrade, rolled back.
      */
     private static void explainTransitionCounts(DataSource dataSource, String schema, StringBuilder report) {
         NamedParameterJdbcTemplate jdbc = new NamedParameterJdbcTemplate(dataSource);
         TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-        for (String[] window : List.of(new String[] {"parcel", "60"}, new String[] {"parcel", "1440"})) {
+        for (String[] window : List.of(new String[] {"parcel", "60"}, new String[] {"parcel", "1440"},
+                new String[] {"parcel", "10080"})) {
             line(report, "## machine: " + window[0] + ", " + window[1] + " min: the transition counts, planned after"
                     + " DiagramRepository.LOOP_JOINS in one transaction");
             transaction.executeWithoutResult(status -> {
-                jdbc.queryForList(DiagramRepository.LOOP_JOINS, Map.of());
-                jdbc.queryForList("EXPLAIN (ANALYZE, BUFFERS) " + DiagramRepository.TRANSITION_COUNTS
-                        .replace("{schema}", schema), Map.of("machine", window[0], "since", OffsetDateTime.now()
-                        .minusMinutes(Long.parseLong(window[1])))).forEach(row -> line(report,
-                        String.valueOf(row.get("QUERY PLAN"))));
+                jdbc.update(qualified(DiagramRepository.LOOP_JOINS, schema), Map.of());
+                Instant rolled = jdbc.query(qualified(DiagramRepository.ROLLED_UNTIL, schema), Map.of(),
+                        (rs, i) -> rs.getObject(1, OffsetDateTime.class).toInstant()).stream().findFirst()
+                        .orElse(null);
+                explainAnalyzed(jdbc, qualified(DiagramRepository.TRANSITION_COUNTS, schema), DiagramRepository
+                        .window(window[0], Instant.now().minusSeconds(60 * Long.parseLong(window[1])), rolled), report);
             });
             line(report, "");
         }
+        line(report, "## one turn of the history rollup, the oldest " + HistoryRollup.ENTRIES_PER_TURN
+                + " entries, planned after DiagramRepository.LOOP_JOINS, rolled back");
+        transaction.executeWithoutResult(status -> {
+            status.setRollbackOnly();
+            jdbc.update("UPDATE " + schema + ".durable_history_rollup SET rolled_until = '-infinity'", Map.of());
+            jdbc.update(qualified(DiagramRepository.LOOP_JOINS, schema), Map.of());
+            Map<String, Object> span = jdbc.queryForMap(qualified(DiagramRepository.ROLLUP_SPAN, schema),
+                    Map.of("entries", HistoryRollup.ENTRIES_PER_TURN));
+            line(report, "span: " + span);
+            explainAnalyzed(jdbc, qualified(DiagramRepository.ROLL_UP, schema), Map.of(
+                    "rolledFrom", span.get("rolled_from"), "rolledUntil", span.get("rolled_until")), report);
+        });
+        line(report, "");
+    }
+
+    private static void explainAnalyzed(NamedParameterJdbcTemplate jdbc, String sql, Map<String, ?> parameters,
+            StringBuilder report) {
+        jdbc.queryForList("EXPLAIN (ANALYZE, BUFFERS) " + sql, parameters).forEach(row -> line(report,
+                String.valueOf(row.get("QUERY PLAN"))));
+    }
+
+    private static String qualified(String sql, String schema) {
+        return sql.replace("{schema}", schema);
     }
 
     private static ConfigurableApplicationContext start(TestPostgres postgres, String schema, boolean explained) {
@@ -269,7 +309,7 @@ public final class DashboardScale {
                      + " pg_size_pretty(pg_table_size(c.oid)), pg_size_pretty(pg_indexes_size(c.oid))"
                      + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
                      + " WHERE n.nspname = '" + schema + "' AND c.relname IN ('durable_instance', 'durable_history',"
-                     + " 'durable_signal') ORDER BY 1")) {
+                     + " 'durable_signal', 'durable_history_minute') ORDER BY 1")) {
             while (rows.next()) {
                 line(report, "# " + rows.getString(1) + ": about " + rows.getLong(2) + " rows, table "
                         + rows.getString(3) + ", indexes " + rows.getString(4));

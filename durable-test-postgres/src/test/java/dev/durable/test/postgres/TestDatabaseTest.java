@@ -42,6 +42,8 @@ class TestDatabaseTest {
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_node_machine (node_id) VALUES ('n-1')");
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_schedule (name) VALUES ('nightly')");
         jdbc.update("INSERT INTO " + SCHEMA + ".durable_history (instance_id) VALUES (?)", first);
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history_minute (machine) VALUES ('m')");
+        jdbc.update("INSERT INTO " + SCHEMA + ".durable_history_rollup (rolled_until) VALUES (now())");
         assertThat(DATABASE.count()).isEqualTo(1);
         assertThat(DATABASE.status(first)).isEqualTo("runnable");
 
@@ -177,5 +179,7 @@ class TestDatabaseTest {
                 + ".durable_node (id) ON DELETE CASCADE)");
         jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_schedule (name text PRIMARY KEY)");
         jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_history (id bigserial PRIMARY KEY, instance_id bigint)");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_history_minute (machine text)");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_history_rollup (rolled_until timestamptz)");
     }
 }
