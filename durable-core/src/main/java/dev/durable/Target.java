@@ -2,9 +2,14 @@ package dev.durable;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.StringJoiner;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -102,6 +107,34 @@ public record Target(Kind kind, @Nullable String queue, @Nullable String machine
         return kind == Kind.OLDEST_RUNNABLE_AGE
                 ? InstanceQuery.all().queue(queue).status(InstanceStatus.RUNNABLE).waitingLongerThan(limit)
                 : InstanceQuery.all().machine(machine).step(step).waitingLongerThan(limit);
+    }
+
+    /**
+     * {@link #breaching()}'s criteria as a search's filters, by the names the query API reads them under and in a URL
+     * query's form, each value URL-encoded: {@code queue=orders&status=runnable&waitingLongerThan=PT30S} for a queue,
+     * {@code machine=order&step=await-payment&waitingLongerThan=PT24H} for a step. The one spelling of a target's
+     * breaching instances as filters: the actuator gives it for {@code GET /actuator/durable/instances}, the dashboard
+     * links its search with it (docs/DESIGN.md, "Targets").
+     */
+    public String breachingFilters() {
+        InstanceQuery query = breaching();
+        Map<String, String> filters = new LinkedHashMap<>();
+        if (query.machine() != null) {
+            filters.put("machine", query.machine());
+        }
+        if (query.step() != null) {
+            filters.put("step", query.step());
+        }
+        if (query.queue() != null) {
+            filters.put("queue", query.queue());
+        }
+        if (!query.statuses().isEmpty()) {
+            filters.put("status", String.join(",", query.statuses().stream().map(InstanceStatus::label).toList()));
+        }
+        filters.put("waitingLongerThan", String.valueOf(query.waitingLongerThan()));
+        StringJoiner joined = new StringJoiner("&");
+        filters.forEach((name, value) -> joined.add(name + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8)));
+        return joined.toString();
     }
 
     /** E.g. {@code queue orders: oldest runnable age 30s} or {@code order at await-payment: time at step 24h}. */

@@ -110,6 +110,11 @@ class InstanceQueryTest {
                         .waitingLongerThan(Duration.ofSeconds(30)));
         assertThat(Target.timeAtStep("order", "await-payment", day).describe())
                 .isEqualTo("order at await-payment: time at step 24h");
+        // The same criteria as a search's filters, in a URL query's form, each value encoded.
+        assertThat(Target.timeAtStep("order", "await payment&more", day).breachingFilters())
+                .isEqualTo("machine=order&step=await+payment%26more&waitingLongerThan=PT24H");
+        assertThat(Target.oldestRunnableAge("orders", Duration.ofMillis(1500)).breachingFilters())
+                .isEqualTo("queue=orders&status=runnable&waitingLongerThan=PT1.5S");
 
         assertThatThrownBy(() -> Target.oldestRunnableAge("orders", Duration.ZERO))
                 .hasMessage("The limit of a target must be positive, was PT0S");

@@ -2,13 +2,10 @@ package dev.durable.dashboard;
 
 import dev.durable.ClusterNode;
 import dev.durable.InstanceQuery;
-import dev.durable.InstanceStatus;
 import dev.durable.Target;
 import dev.durable.TargetCheck;
 import dev.durable.boot.actuate.DurableTargets;
 import dev.durable.runtime.DurableEngine;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -117,33 +114,15 @@ public class ClusterController {
         described.put("breaching", check == null ? null : check.breaching());
         described.put("longestWaitMillis", check == null || check.longestWait() == null ? null
                 : check.longestWait().toMillis());
-        described.put("search", search(target.breaching()));
+        described.put("search", search(target));
         return described;
     }
 
     /**
-     * The dashboard search's filters that list a target's breaching instances, oldest first: the query's own
-     * criteria ({@link Target#breaching()}), so the page shows what the check counted.
+     * The dashboard search's filters that list a target's breaching instances, oldest first: the target's own
+     * ({@link Target#breachingFilters()}), as the actuator gives them, so the page shows what the check counted.
      */
-    static String search(InstanceQuery breaching) {
-        Map<String, String> filters = new LinkedHashMap<>();
-        if (breaching.machine() != null) {
-            filters.put("machine", breaching.machine());
-        }
-        if (breaching.step() != null) {
-            filters.put("step", breaching.step());
-        }
-        if (breaching.queue() != null) {
-            filters.put("queue", breaching.queue());
-        }
-        if (!breaching.statuses().isEmpty()) {
-            filters.put("status", String.join(",", breaching.statuses().stream().map(InstanceStatus::label).toList()));
-        }
-        filters.put("waitingLongerThan", String.valueOf(breaching.waitingLongerThan()));
-        filters.put("order", InstanceQuery.Order.OLDEST_FIRST.label());
-        StringBuilder search = new StringBuilder();
-        filters.forEach((name, value) -> search.append(search.isEmpty() ? "" : "&").append(name).append('=')
-                .append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
-        return search.toString();
+    static String search(Target target) {
+        return target.breachingFilters() + "&order=" + InstanceQuery.Order.OLDEST_FIRST.label();
     }
 }

@@ -22,8 +22,6 @@ import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineStats;
 import dev.durable.runtime.NodeState;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -181,19 +179,8 @@ public class DurableEndpoint {
 
     private static TargetDescriptor describe(TargetCheck check) {
         Target target = check.target();
-        StringBuilder filter = new StringBuilder();
-        if (target.kind() == Target.Kind.OLDEST_RUNNABLE_AGE) {
-            filter.append("queue=").append(encode(target.queue())).append("&status=runnable");
-        } else {
-            filter.append("machine=").append(encode(target.machine())).append("&step=").append(encode(target.step()));
-        }
-        filter.append("&waitingLongerThan=").append(target.limit());
         return new TargetDescriptor(target.kind().label(), target.queue(), target.machine(), target.step(),
-                target.limit(), check.breaching(), check.longestWait(), filter.toString());
-    }
-
-    private static String encode(@Nullable String text) {
-        return URLEncoder.encode(String.valueOf(text), StandardCharsets.UTF_8);
+                target.limit(), check.breaching(), check.longestWait(), target.breachingFilters());
     }
 
     @ReadOperation
