@@ -53,10 +53,17 @@ public final class JacksonJsonCodec implements JsonCodec {
     private final JsonMapper mapper;
     private final ObjectWriter writer;
     private final Map<Type, ObjectReader> readers = new ConcurrentHashMap<>();
+    /**
+     * What the mapper writes for {@code null} (a step's {@code done()} without a result, every time), written once:
+     * a mapper cannot change after it is built, and a generator per null showed as about 5 % of a no-op drain's JVM
+     * samples (docs/PERFORMANCE.md, "The cost of a step").
+     */
+    private final String nullJson;
 
     public JacksonJsonCodec(JsonMapper mapper) {
         this.mapper = Objects.requireNonNull(mapper, "mapper must not be null");
         this.writer = mapper.writer().with(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+        this.nullJson = writer.writeValueAsString(null);
     }
 
     /** A codec on a plain {@link JsonMapper} with Jackson's defaults. */
@@ -66,6 +73,9 @@ public final class JacksonJsonCodec implements JsonCodec {
 
     @Override
     public String write(@Nullable Object value) {
+        if (value == null) {
+            return nullJson;
+        }
         try {
             return writer.writeValueAsString(value);
         } catch (InvalidDefinitionException e) {
