@@ -26,6 +26,7 @@ final class Decisions<C extends HeldClaim> {
 
     private @Nullable List<C> start;
     private @Nullable List<C> check;
+    private @Nullable List<C> refresh;
     private @Nullable List<C> dropped;
     private @Nullable List<C> handBack;
     private @Nullable List<C> interrupt;
@@ -45,6 +46,15 @@ final class Decisions<C extends HeldClaim> {
      */
     List<C> check() {
         return check == null ? List.of() : check;
+    }
+
+    /**
+     * Claims still waiting whose rows are read in the same statement as {@link #check()}'s, without a slot: the answer
+     * goes back to the decider ({@link QueueDecider#refreshed}), and those still held need no check of their own for a
+     * while.
+     */
+    List<C> refresh() {
+        return refresh == null ? List.of() : refresh;
     }
 
     /** Claims that ended without running (their instance was cancelled, or their lease lost, while they waited). */
@@ -86,8 +96,8 @@ final class Decisions<C extends HeldClaim> {
 
     /** Whether nothing is to be done. */
     boolean none() {
-        return start == null && check == null && dropped == null && handBack == null && interrupt == null
-                && !wakePoller;
+        return start == null && check == null && refresh == null && dropped == null && handBack == null
+                && interrupt == null && !wakePoller;
     }
 
     void start(C claim) {
@@ -96,6 +106,10 @@ final class Decisions<C extends HeldClaim> {
 
     void check(C claim) {
         check = add(check, claim);
+    }
+
+    void refresh(C claim) {
+        refresh = add(refresh, claim);
     }
 
     void dropped(C claim) {
@@ -131,10 +145,9 @@ final class Decisions<C extends HeldClaim> {
 
     @Override
     public String toString() {
-        return "Decisions[start=" + start() + ", check=" + check() + ", dropped=" + dropped() + ", handBack="
-                + handBack() + ", interrupt=" + interrupt() + ", wakePoller=" + wakePoller + ", afterUserCode="
-                + afterUserCode
-                + ", poll=" + poll + "]";
+        return "Decisions[start=" + start() + ", check=" + check() + ", refresh=" + refresh() + ", dropped="
+                + dropped() + ", handBack=" + handBack() + ", interrupt=" + interrupt() + ", wakePoller=" + wakePoller
+                + ", afterUserCode=" + afterUserCode + ", poll=" + poll + "]";
     }
 
     /**

@@ -49,6 +49,10 @@ class HeldClaim {
     boolean inHand;
     /** Whether the claim counts as committing at its queue: its outcome is with the committer and ends it. */
     boolean committing;
+    /** Whether a read of the row is under way while the claim waits (a refresh: {@link QueueDecider#refreshed}). */
+    boolean refreshing;
+    /** When (System.nanoTime) the last refresh was decided: its read is sent later, so the row was held by then. */
+    long refreshDecidedAt;
     /** Why a claim being checked turned out to be gone meanwhile (a cancel, a lost lease); null while it is not. */
     @Nullable InterruptReason goneWhileChecking;
     /** The neighbours in the owner's list of held claims. */
@@ -76,6 +80,40 @@ class HeldClaim {
 
     final Phase phase() {
         return phase;
+    }
+
+    /**
+     * Marks this waiting claim for a read of its row beside a check, if it has waited past {@code afterNanos} and no
+     * read of it is under way. The claims waiting behind one that waited past the bound were mostly claimed with it (a
+     * pick's rows share their {@code heldSince}): the statement that checks it reads theirs too, without a slot, so
+     * that each does not hold a slot for a read of its own when its turn comes (one read per claim cost a drain at the
+     * defaults up to a tenth of PostgreSQL's time; docs/PERFORMANCE.md, "The cost of a step").
+     */
+    final boolean refreshFrom(long now, long afterNanos) {
+        if (refreshing || now - heldSince <= afterNanos) {
+            return false;
+        }
+        refreshing = true;
+        refreshDecidedAt = now;
+        return true;
+    }
+
+    /**
+     * The read of a refresh answered: a claim still waiting that was found held is known held since the refresh was
+     * decided (its read was sent later). Returns whether one found gone ends without running: it does if it still
+     * waits and has not been known held since (an inline chain's commit). A claim that took its slot meanwhile is left
+     * to its own check, whose read is the later one.
+     */
+    final boolean refreshed(boolean held) {
+        refreshing = false;
+        if (phase != Phase.WAITING) {
+            return false;
+        }
+        if (held) {
+            heldSince = Math.max(heldSince, refreshDecidedAt);
+            return false;
+        }
+        return refreshDecidedAt - heldSince >= 0;
     }
 
     final void phase(Phase phase) {

@@ -343,15 +343,12 @@ final class QueueDecider<C extends HeldClaim> {
     }
 
     /**
-     * The rows of claims being checked were read: {@code stillHeld} ones start now in the slots they took (or are
-     * handed back if the node began to stop meanwhile); {@code gone} ones (their instance cancelled, or their lease
-     * lost) end without running, and so does a claim handed back or reported gone while it was checked.
+     * The rows of claims being checked were read: {@code stillHeld} ones start in their slots (handed back if the node
+     * began to stop meanwhile); {@code gone} ones, and any handed back or reported gone meanwhile, end without running.
      */
     Decisions<C> checked(List<C> stillHeld, List<C> gone, long now) {
         Decisions<C> decisions = new Decisions<>();
-        for (C claim : gone) {
-            drop(claim, now, decisions);
-        }
+        gone.forEach(claim -> drop(claim, now, decisions));
         for (C claim : stillHeld) {
             if (claim.phase() == HeldClaim.Phase.CHECKING && claim.goneWhileChecking == null && draining) {
                 claim.phase(HeldClaim.Phase.RELEASED); // the node stops: it runs only what already runs
@@ -365,6 +362,15 @@ final class QueueDecider<C extends HeldClaim> {
                 drop(claim, now, decisions);
             }
         }
+        return decisions;
+    }
+
+    /** The rows of waiting claims were read beside a check: those found gone end ({@link HeldClaim#refreshed}). */
+    Decisions<C> refreshed(List<C> stillHeld, List<C> gone, List<C> unanswered, long now) {
+        Decisions<C> decisions = new Decisions<>();
+        stillHeld.forEach(claim -> claim.refreshed(true));
+        unanswered.forEach(claim -> claim.refreshing = false);
+        gone.stream().filter(claim -> claim.refreshed(false)).forEach(claim -> drop(claim, now, decisions));
         return decisions;
     }
 
@@ -498,7 +504,8 @@ final class QueueDecider<C extends HeldClaim> {
             if (now - claim.heldSince > CHECK_AFTER_NANOS) {
                 claim.phase(HeldClaim.Phase.CHECKING);
                 claim.goneWhileChecking = null;
-                decisions.check(claim);
+                decisions.check(claim); // and the rows waiting behind it with it (HeldClaim.refreshFrom)
+                waiting.stream().filter(row -> row.refreshFrom(now, CHECK_AFTER_NANOS / 2)).forEach(decisions::refresh);
             } else {
                 claim.phase(HeldClaim.Phase.RUNNING);
                 claim.startedAt = now;

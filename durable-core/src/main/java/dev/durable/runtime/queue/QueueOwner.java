@@ -344,6 +344,11 @@ public final class QueueOwner {
         apply(turn(queue -> queue.checked(held, gone, System.nanoTime())));
     }
 
+    /** The rows of waiting claims were read beside a check ({@link StepExecutor#check}). */
+    void refreshed(List<RunningStep> held, List<RunningStep> gone, List<RunningStep> unanswered) {
+        apply(turn(queue -> queue.refreshed(held, gone, unanswered, System.nanoTime())));
+    }
+
     // ---- The poller's thread
 
     private Duration pollOnce() {
@@ -425,8 +430,8 @@ public final class QueueOwner {
         for (RunningStep step : decisions.interrupt()) {
             steps.interrupt(step, decisions.reason());
         }
-        if (!decisions.check().isEmpty()) {
-            steps.check(decisions.check());
+        if (!decisions.check().isEmpty() || !decisions.refresh().isEmpty()) {
+            steps.check(decisions.check(), decisions.refresh());
         }
         for (RunningStep step : decisions.start()) {
             steps.launch(step);

@@ -89,35 +89,53 @@ public final class StepExecutor {
     }
 
     /**
-     * Checks the rows of claims that waited past the bound before their steps start, in one statement, on a step
-     * thread: the owner hears which are still this node's claims (they start) and which are gone (they never do).
+     * Checks the rows of claims that waited past the bound before their steps start, and reads those of claims still
+     * waiting ({@code refreshing}), in one statement, on a step thread: the owner hears which are still this node's
+     * claims (checked ones start) and which are gone (they never do).
      */
-    void check(List<RunningStep> waited) {
+    void check(List<RunningStep> waited, List<RunningStep> refreshing) {
         try {
-            threads.execute(() -> checkRows(waited));
+            threads.execute(() -> checkRows(waited, refreshing));
         } catch (RejectedExecutionException e) {
-            checkRows(waited); // the node is stopping: on this thread, once
+            checkRows(waited, refreshing); // the node is stopping: on this thread, once
         }
     }
 
-    private void checkRows(List<RunningStep> waited) {
-        List<RunningStep> held = new ArrayList<>(waited.size());
-        List<RunningStep> gone = new ArrayList<>();
+    private void checkRows(List<RunningStep> waited, List<RunningStep> refreshing) {
+        List<RunningStep> all = new ArrayList<>(waited.size() + refreshing.size());
+        all.addAll(waited);
+        all.addAll(refreshing);
+        Set<Claim> stillClaimed;
         try {
-            Set<Claim> stillClaimed = new HashSet<>(claims.stillClaimed(waited.stream().map(RunningStep::claim)
-                    .toList()));
+            stillClaimed = new HashSet<>(claims.stillClaimed(all.stream().map(RunningStep::claim).toList()));
+        } catch (RuntimeException e) {
+            // Unchecked, a step might start after its instance was cancelled: none starts, and their leases expire.
+            if (!waited.isEmpty()) {
+                log.warn("Could not check {} claimed rows that waited for a slot; they do not run now, their rows are "
+                        + "left to the reaper: {}", waited.size(), e.toString());
+                waited.get(0).owner().checked(List.of(), waited);
+            }
+            if (!refreshing.isEmpty()) {
+                refreshing.get(0).owner().refreshed(List.of(), List.of(), refreshing);
+            }
+            return;
+        }
+        if (!waited.isEmpty()) {
+            List<RunningStep> held = new ArrayList<>(waited.size());
+            List<RunningStep> gone = new ArrayList<>();
             for (RunningStep step : waited) {
                 (stillClaimed.contains(step.claim()) ? held : gone).add(step);
             }
-        } catch (RuntimeException e) {
-            // Unchecked, a step might start after its instance was cancelled: none starts, and their leases expire.
-            log.warn("Could not check {} claimed rows that waited for a slot; they do not run now, their rows are "
-                    + "left to the reaper: {}", waited.size(), e.toString());
-            held.clear();
-            gone.clear();
-            gone.addAll(waited);
+            waited.get(0).owner().checked(held, gone);
         }
-        waited.get(0).owner().checked(held, gone);
+        if (!refreshing.isEmpty()) {
+            List<RunningStep> held = new ArrayList<>(refreshing.size());
+            List<RunningStep> gone = new ArrayList<>();
+            for (RunningStep step : refreshing) {
+                (stillClaimed.contains(step.claim()) ? held : gone).add(step);
+            }
+            refreshing.get(0).owner().refreshed(held, gone, List.of());
+        }
     }
 
     /** Hands claims back to runnable in one fenced statement; if the database cannot be reached, leases expire. */

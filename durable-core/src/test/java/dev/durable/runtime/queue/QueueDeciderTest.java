@@ -255,6 +255,78 @@ class QueueDeciderTest {
     }
 
     @Test
+    void theRowsWaitingBehindACheckedOneAreReadWithItAndStartUncheckedWhileTheReadIsRecent() {
+        timeFastSteps();
+        queue.poll(now, true);
+        List<HeldClaim> rows = claims(1, 3);
+        queue.picked(rows, 3, now, now);
+        assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(2));
+        List<HeldClaim> more = claims(4, 2);
+        queue.picked(more, 2, now + 20 * MS, now + 20 * MS);
+
+        long late = now + 200 * MS;
+        Decisions<HeldClaim> first = queue.userCodeOver(rows.get(0), false, late);
+        assertThat(first.check()).containsExactly(rows.get(2));
+        assertThat(first.refresh()).as("the rows waiting behind it, past half the bound, are read in the same statement")
+                .containsExactly(more.get(0), more.get(1));
+        assertThat(more.get(0).phase()).as("without a slot: they still wait").isEqualTo(HeldClaim.Phase.WAITING);
+        assertThat(queue.running()).isEqualTo(2);
+
+        Decisions<HeldClaim> read = queue.refreshed(List.of(more.get(0)), List.of(more.get(1)), List.of(), late + MS);
+        assertThat(read.dropped()).as("found gone while it waited: it never runs").containsExactly(more.get(1));
+        assertThat(more.get(1).phase()).isEqualTo(HeldClaim.Phase.ENDED);
+        assertThat(queue.checked(List.of(rows.get(2)), List.of(), late + MS).start()).containsExactly(rows.get(2));
+
+        Decisions<HeldClaim> next = queue.userCodeOver(rows.get(1), false, late + QueueDecider.CHECK_AFTER_NANOS);
+        assertThat(next.check()).as("known held since the read was decided: no read of its own").isEmpty();
+        assertThat(next.start()).containsExactly(more.get(0));
+    }
+
+    @Test
+    void aReadOfAWaitingRowThatAnswersAfterItTookItsSlotNeitherStartsNorDropsIt() {
+        timeFastSteps();
+        queue.poll(now, true);
+        List<HeldClaim> rows = claims(1, 3);
+        queue.picked(rows, 3, now, now);
+        assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(2));
+        HeldClaim behind = claim(4);
+        queue.picked(List.of(behind), 2, now, now);
+        long late = now + 200 * MS;
+        assertThat(queue.userCodeOver(rows.get(0), false, late).refresh()).containsExactly(behind);
+        queue.checked(List.of(rows.get(2)), List.of(), late + MS);
+
+        Decisions<HeldClaim> slot = queue.userCodeOver(rows.get(1), false, late + 2 * MS);
+        assertThat(slot.check()).as("past the bound with its refresh unanswered: it is checked itself")
+                .containsExactly(behind);
+        assertThat(slot.refresh()).as("no second read of a row whose read is under way").isEmpty();
+
+        Decisions<HeldClaim> stale = queue.refreshed(List.of(), List.of(behind), List.of(), late + 3 * MS);
+        assertThat(stale.none()).isTrue();
+        assertThat(behind.phase()).as("its own check decides").isEqualTo(HeldClaim.Phase.CHECKING);
+        assertThat(queue.checked(List.of(behind), List.of(), late + 4 * MS).start()).containsExactly(behind);
+    }
+
+    @Test
+    void aRefreshThatFailsOnlyClearsItsMarkSoTheRowsAreReadAgainLater() {
+        timeFastSteps();
+        queue.poll(now, true);
+        List<HeldClaim> rows = claims(1, 3);
+        queue.picked(rows, 3, now, now);
+        assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(2));
+        List<HeldClaim> more = claims(4, 2);
+        queue.picked(more, 2, now, now);
+        long late = now + 200 * MS;
+        assertThat(queue.userCodeOver(rows.get(0), false, late).refresh()).containsExactly(more.get(0), more.get(1));
+
+        assertThat(queue.refreshed(List.of(), List.of(), more, late + MS).none()).isTrue();
+        assertThat(more).allMatch(claim -> claim.phase() == HeldClaim.Phase.WAITING);
+        queue.checked(List.of(rows.get(2)), List.of(), late + MS);
+        Decisions<HeldClaim> again = queue.userCodeOver(rows.get(1), false, late + 2 * MS);
+        assertThat(again.check()).containsExactly(more.get(0));
+        assertThat(again.refresh()).as("unanswered, so read again with the next check").containsExactly(more.get(1));
+    }
+
+    @Test
     void aRowThatWaitedNoLongerThanTheBoundStartsUnchecked() {
         timeFastSteps();
         queue.poll(now, true);
