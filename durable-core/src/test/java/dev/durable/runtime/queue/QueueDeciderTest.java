@@ -256,13 +256,9 @@ class QueueDeciderTest {
 
     @Test
     void theRowsWaitingBehindACheckedOneAreReadWithItAndStartUncheckedWhileTheReadIsRecent() {
-        timeFastSteps();
-        queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        queue.picked(rows, 3, now, now);
-        assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(2));
         List<HeldClaim> more = claims(4, 2);
-        queue.picked(more, 2, now + 20 * MS, now + 20 * MS);
+        twoRunTheRestWait(rows, more, now + 20 * MS);
 
         long late = now + 200 * MS;
         Decisions<HeldClaim> first = queue.userCodeOver(rows.get(0), false, late);
@@ -284,13 +280,9 @@ class QueueDeciderTest {
 
     @Test
     void aReadOfAWaitingRowThatAnswersAfterItTookItsSlotNeitherStartsNorDropsIt() {
-        timeFastSteps();
-        queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        queue.picked(rows, 3, now, now);
-        assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(2));
         HeldClaim behind = claim(4);
-        queue.picked(List.of(behind), 2, now, now);
+        twoRunTheRestWait(rows, List.of(behind), now);
         long late = now + 200 * MS;
         assertThat(queue.userCodeOver(rows.get(0), false, late).refresh()).containsExactly(behind);
         queue.checked(List.of(rows.get(2)), List.of(), late + MS);
@@ -308,13 +300,9 @@ class QueueDeciderTest {
 
     @Test
     void aRefreshThatFailsOnlyClearsItsMarkSoTheRowsAreReadAgainLater() {
-        timeFastSteps();
-        queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        queue.picked(rows, 3, now, now);
-        assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(2));
         List<HeldClaim> more = claims(4, 2);
-        queue.picked(more, 2, now, now);
+        twoRunTheRestWait(rows, more, now);
         long late = now + 200 * MS;
         assertThat(queue.userCodeOver(rows.get(0), false, late).refresh()).containsExactly(more.get(0), more.get(1));
 
@@ -646,6 +634,15 @@ class QueueDeciderTest {
     }
 
     /** Times a fast step (10 µs) on the test's queue, leaving it as it was: the prefetch is a batch from now. */
+    /** Fast steps so far; {@code rows} (three) picked now, two of them running, then {@code more} picked at {@code at}. */
+    private void twoRunTheRestWait(List<HeldClaim> rows, List<HeldClaim> more, long at) {
+        timeFastSteps();
+        queue.poll(now, true);
+        queue.picked(rows, 3, now, now);
+        assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(2));
+        queue.picked(more, 2, at, at);
+    }
+
     private void timeFastSteps() {
         HeldClaim row = startOne(99);
         queue.userCodeOver(row, false, now + 10 * US);
