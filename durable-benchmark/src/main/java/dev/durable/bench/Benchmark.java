@@ -87,6 +87,7 @@ import tools.jackson.databind.node.ObjectNode;
  * once with wake-ups by LISTEN (the default) and once polling only ({@code .listen} and {@code .poll}), and
  * db-scheduler's at a 100 ms poll; (i) what an idle node of five queues costs the database (statements, CPU) per
  * second; (y, not in {@code all}) the defaults sweep: concurrency, batch size and batch window, each varied alone;
+ * (n, not in {@code all}) one-step drains by 1, 2 and 4 nodes, each a JVM of its own ({@link NodeScaling});
  * (q) quiet-node latency: on an idle engine at its defaults, a start at a random moment 0 to 2 s after the last one
  * ended, from before {@code start()} to the step's body, p50 / p90 / p99; db-scheduler's start with its local
  * "immediate execution" hint measured beside it in the same run, each on a pool of its own.
@@ -267,6 +268,23 @@ public final class Benchmark {
         if (scenarios.contains("v")) {
             stepIndexCost();
             inFlightAndDeployCheck();
+        }
+        if (scenarios.contains("n")) {
+            nodeScaling();
+        }
+    }
+
+    // ------------------------------------------------------------------ (n)
+
+    /** (n) 1, 2 and 4 nodes in JVMs of their own on one database ({@link NodeScaling}). */
+    private void nodeScaling() throws Exception {
+        MachineDefinition noop = MachineDefinition.builder("noop", 1, Sample.class)
+                .step("only", (state, ctx) -> Outcome.done())
+                .build();
+        TestPostgres postgres = TestPostgres.get();
+        try (DurableEngine starter = engine(MachineRegistry.of(noop), DurableListener.NONE, UnaryOperator.identity())) {
+            new NodeScaling(this, dataSource, starter.client(), postgres.jdbcUrl(), postgres.username(),
+                    postgres.password()).run();
         }
     }
 
@@ -1772,7 +1790,7 @@ public final class Benchmark {
                 + (OBSERVATIONS.equals("bridge") ? " spans_exported=" + BridgeObservations.EXPORTED.get() : "");
     }
 
-    private void clean() {
+    void clean() {
         jdbc.execute("TRUNCATE " + SCHEMA + ".durable_signal, " + SCHEMA + ".durable_instance");
         jdbc.execute("VACUUM ANALYZE " + SCHEMA + ".durable_instance");
     }
@@ -1804,14 +1822,14 @@ public final class Benchmark {
         return sorted[Math.max(0, (int) Math.ceil(sorted.length * p / 100.0) - 1)];
     }
 
-    private void report(String name, double value, String unit, String details) {
+    void report(String name, double value, String unit, String details) {
         String line = String.format(Locale.ROOT, "bench: %s value=%.3f unit=%s%s", name, value, unit,
                 details.isEmpty() ? "" : " " + details);
         System.out.println(line);
         results.add(line);
     }
 
-    private static void note(String text) {
+    static void note(String text) {
         System.out.println("# " + text);
     }
 
