@@ -13,12 +13,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -121,21 +123,18 @@ public final class StepExecutor {
             return;
         }
         if (!waited.isEmpty()) {
-            List<RunningStep> held = new ArrayList<>(waited.size());
-            List<RunningStep> gone = new ArrayList<>();
-            for (RunningStep step : waited) {
-                (stillClaimed.contains(step.claim()) ? held : gone).add(step);
-            }
-            waited.get(0).owner().checked(held, gone);
+            Map<Boolean, List<RunningStep>> held = byStillClaimed(waited, stillClaimed);
+            waited.get(0).owner().checked(held.get(true), held.get(false));
         }
         if (!refreshing.isEmpty()) {
-            List<RunningStep> held = new ArrayList<>(refreshing.size());
-            List<RunningStep> gone = new ArrayList<>();
-            for (RunningStep step : refreshing) {
-                (stillClaimed.contains(step.claim()) ? held : gone).add(step);
-            }
-            refreshing.get(0).owner().refreshed(held, gone, List.of());
+            Map<Boolean, List<RunningStep>> held = byStillClaimed(refreshing, stillClaimed);
+            refreshing.get(0).owner().refreshed(held.get(true), held.get(false), List.of());
         }
+    }
+
+    /** The steps whose claims are still held (true) and those whose claims are gone (false), each in its order. */
+    private static Map<Boolean, List<RunningStep>> byStillClaimed(List<RunningStep> steps, Set<Claim> stillClaimed) {
+        return steps.stream().collect(Collectors.partitioningBy(step -> stillClaimed.contains(step.claim())));
     }
 
     /** Hands claims back to runnable in one fenced statement; if the database cannot be reached, leases expire. */
