@@ -234,11 +234,13 @@ final class NodeScaling {
     private static final class Node {
 
         private final Process process;
+        private final Path log;
         private final PrintWriter commands;
         private final BufferedReader answers;
 
-        private Node(Process process) {
+        private Node(Process process, Path log) {
             this.process = process;
+            this.log = log;
             this.commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
             this.answers = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         }
@@ -249,7 +251,7 @@ final class NodeScaling {
                     "-cp", System.getProperty("java.class.path"), ScalingNode.class.getName()));
             command.addAll(arguments);
             Path log = Files.createTempFile("durable-scaling-node", ".log");
-            return new Node(new ProcessBuilder(command).redirectError(log.toFile()).start());
+            return new Node(new ProcessBuilder(command).redirectError(log.toFile()).start(), log);
         }
 
         /** Sends a command and returns the answer that starts with {@code expected}. */
@@ -271,7 +273,7 @@ final class NodeScaling {
                 }
             }
             throw new UncheckedIOException(new IOException("a scaling node exited (exit code "
-                    + waitForExit() + ") before answering '" + expected + "'"));
+                    + waitForExit() + ") before answering '" + expected + "'; its standard error is in " + log));
         }
 
         private int waitForExit() {
@@ -283,15 +285,25 @@ final class NodeScaling {
             }
         }
 
+        /** Stops the node; its log is deleted if it stopped cleanly, kept (and named above) if not. */
         void stop() {
+            boolean clean = false;
             try {
                 if (process.isAlive()) {
                     ask("stop", "stopped");
+                    clean = true;
                 }
             } catch (IOException | RuntimeException e) {
                 // it is killed below
             }
             process.destroyForcibly();
+            if (clean) {
+                try {
+                    Files.deleteIfExists(log);
+                } catch (IOException e) {
+                    // a temporary file left behind
+                }
+            }
         }
     }
 }
