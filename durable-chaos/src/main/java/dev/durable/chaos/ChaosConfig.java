@@ -4,6 +4,7 @@ import java.lang.reflect.RecordComponent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -31,6 +32,14 @@ import java.util.TreeMap;
  * @param deployInstances how many instances of {@link DeployMachines} are started over the insert window for the
  *                       rolling deploy: on version 1 until every node was replaced, one by one while the faults go on,
  *                       by a node running version 2 only (0: no rolling deploy, every node runs version 1)
+ * @param replication    {@code none}: the orchestrator's own restartable PostgreSQL ({@link ChaosPostgres});
+ *                       {@code sync} or {@code async}: a primary and a streaming standby ({@link ReplicatedPostgres}),
+ *                       and one failover in the middle of the insert window: the primary's postmaster killed with
+ *                       SIGKILL, the standby promoted
+ * @param promoteAfter   how long after the primary's death the standby is promoted (the HA manager's detection time)
+ * @param replicationLag with {@code async}: how long before the primary's death the standby's WAL receiver is frozen
+ *                       (SIGSTOP), so that the standby lags by that much of the workload's commits when the primary
+ *                       dies (0: the lag the machine happens to have)
  */
 public record ChaosConfig(
         Path workDir,
@@ -62,7 +71,10 @@ public record ChaosConfig(
         int longStepMillis,
         int inlineNodes,
         int families,
-        int deployInstances) {
+        int deployInstances,
+        String replication,
+        Duration promoteAfter,
+        Duration replicationLag) {
 
     /**
      * About two minutes on a slow two-core machine: 3 nodes, 6 kills, 1 pause past the lease, 1 restart each, and a
@@ -72,7 +84,7 @@ public record ChaosConfig(
         return new ChaosConfig(workDir, System.currentTimeMillis(), 3, 4000, 12, 24, Duration.ofSeconds(75),
                 Duration.ofSeconds(55), 6, 1, 1, 0, 1, Duration.ofSeconds(9), Duration.ofSeconds(3),
                 Duration.ofMinutes(4), 6, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofMillis(150),
-                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1, 300, 300);
+                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1, 300, 300, "none", Duration.ZERO, Duration.ZERO);
     }
 
     /**
@@ -83,7 +95,22 @@ public record ChaosConfig(
         return new ChaosConfig(workDir, System.currentTimeMillis(), 3, 60000, 180, 32, Duration.ofMinutes(25),
                 Duration.ofMinutes(23), 60, 6, 3, 3, 6, Duration.ofSeconds(10), Duration.ofSeconds(3),
                 Duration.ofMinutes(10), 6, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofMillis(150),
-                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1, 4000, 3000);
+                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 1, 3500, 1, 4000, 3000, "none", Duration.ZERO, Duration.ZERO);
+    }
+
+    /**
+     * One database failover and no other fault, about a minute and a half: 2 nodes on a primary and its streaming
+     * standby, 2,000 instances and 200 families inserted over 30 seconds, the primary's postmaster killed with SIGKILL
+     * after 15 and the standby promoted 2 seconds later (with {@code async}, the standby's WAL receiver frozen for the
+     * last 2 seconds before the kill).
+     */
+    public static ChaosConfig failoverRun(Path workDir, String replication) {
+        return new ChaosConfig(workDir, System.currentTimeMillis(), 2, 2000, 10, 24, Duration.ofSeconds(40),
+                Duration.ofSeconds(30), 0, 0, 0, 0, 0, Duration.ofSeconds(9), Duration.ofSeconds(3),
+                Duration.ofMinutes(3), 6, Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofMillis(150),
+                Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5), 5, 25, 0, 3500, 1, 200, 0,
+                replication, Duration.ofSeconds(2), replication.equals("async") ? Duration.ofSeconds(2)
+                : Duration.ZERO).validated();
     }
 
     /**
@@ -126,6 +153,9 @@ public record ChaosConfig(
         if (type == Path.class) {
             return Path.of(value);
         }
+        if (type == String.class) {
+            return value;
+        }
         throw new IllegalArgumentException("Cannot set " + component.getName());
     }
 
@@ -140,6 +170,14 @@ public record ChaosConfig(
         if (deployInstances < 0) {
             throw new IllegalArgumentException("deployInstances must not be negative, was " + deployInstances);
         }
+        if (!List.of("none", "sync", "async").contains(replication)) {
+            throw new IllegalArgumentException("replication must be none, sync or async, was " + replication);
+        }
+        if (!replication.equals("none") && pgRestarts + pgCrashes > 0) {
+            throw new IllegalArgumentException("replication=" + replication + " fails the primary over once and "
+                    + "restarts no server: pgRestarts and pgCrashes must be 0, were " + pgRestarts + " and "
+                    + pgCrashes);
+        }
         if (insertWindow.compareTo(chaosWindow) > 0) {
             throw new IllegalArgumentException("insertWindow " + insertWindow + " exceeds chaosWindow "
                     + chaosWindow);
@@ -149,7 +187,18 @@ public record ChaosConfig(
 
     /** The total number of faults the schedule injects. */
     int faults() {
-        return kills + pauses + pgRestarts + pgCrashes + sigterms;
+        return kills + pauses + pgRestarts + pgCrashes + sigterms + failovers();
+    }
+
+    /** One failover with a replicated database, none on the orchestrator's own PostgreSQL. */
+    int failovers() {
+        return replication.equals("none") ? 0 : 1;
+    }
+
+    /** The replication mode of the failover run, or null without one. */
+    ReplicatedPostgres.@org.jspecify.annotations.Nullable Mode replicationMode() {
+        return replication.equals("none") ? null
+                : ReplicatedPostgres.Mode.valueOf(replication.toUpperCase(java.util.Locale.ROOT));
     }
 
     /** How many nodes the rolling deploy replaces: every one, or none when there are no deploy instances. */

@@ -32,12 +32,16 @@ import java.util.Map;
  * {@code longStepPermille}, {@code longStepMs}, {@code inline} (run {@code next} steps inline on the claim),
  * {@code deployVersion} (which version of {@link DeployMachines} the node registers, 1 or 2, only that one: the
  * version of the code the node was deployed with; default 1), {@code deployCheck} ({@code off}, {@code warn} or
- * {@code fail}: what the node does with the deploy check at its start; default {@code warn}).
+ * {@code fail}: what the node does with the deploy check at its start; default {@code warn}), {@code reportCommits}
+ * ({@code true}: also print every outcome whose commit was acknowledged; the failover run compares them with what the
+ * promoted server holds).
  *
  * <p>It prints one line per event the orchestrator counts and checks, then {@code READY}:
  * <ul>
  *   <li>{@code EVENT fenced|abandoned|discarded instance=<id> token=<t> step=<s> outcome=<o>}: an outcome that was
  *       not applied, with the claim it belonged to;</li>
+ *   <li>{@code EVENT committed instance=<id> token=<t> step=<s>}: with {@code reportCommits=true}, an outcome whose
+ *       commit was acknowledged;</li>
  *   <li>{@code EVENT reaped count=<n>}, {@code EVENT lease-lost instance=<id>}, {@code EVENT zombie instance=<id>},
  *       {@code EVENT suspended instance=<id> machine=<m> version=<v>},
  *       {@code EVENT state from=<s> to=<s> at=<epoch millis>} (when it happened: the orchestrator may read the line
@@ -90,7 +94,7 @@ public final class ChaosNode {
         DurableEngine engine = DurableEngine.builder(engineData, MachineRegistry.of(machine, ChaosMachine.ticker(),
                 FamilyMachines.parent(), FamilyMachines.member(), DeployMachines.forVersion(deployVersion)))
                 .settings(settings)
-                .listener(new PrintingListener())
+                .listener(new PrintingListener(Boolean.parseBoolean(conf.getOrDefault("reportCommits", "false"))))
                 .build();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             engine.close();
@@ -174,9 +178,18 @@ public final class ChaosNode {
     /** Prints what the orchestrator counts; one short line each, flushed at once (a SIGKILL may follow). */
     private static final class PrintingListener implements DurableListener {
 
+        private final boolean reportCommits;
+
+        PrintingListener(boolean reportCommits) {
+            this.reportCommits = reportCommits;
+        }
+
         @Override
         public void stepFinished(StepEvent event) {
-            if (event.fate() != StepEvent.Fate.COMMITTED) {
+            if (event.fate() == StepEvent.Fate.COMMITTED && reportCommits) {
+                OUT.println("EVENT committed instance=" + event.instanceId() + " token=" + event.leaseToken()
+                        + " step=" + event.step());
+            } else if (event.fate() != StepEvent.Fate.COMMITTED) {
                 OUT.println("EVENT " + event.fate().label() + " instance=" + event.instanceId() + " token="
                         + event.leaseToken() + " step=" + event.step() + " outcome="
                         + (event.outcome() == null ? "none" : event.outcome().label()));

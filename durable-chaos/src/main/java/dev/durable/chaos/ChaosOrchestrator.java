@@ -23,6 +23,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -52,6 +53,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public final class ChaosOrchestrator {
 
+    private static final Pattern COMMITTED =
+            Pattern.compile("^EVENT committed instance=(\\d+) token=(\\d+) step=(\\S+)");
     private static final Pattern TOKEN_EVENT =
             Pattern.compile("^EVENT (fenced|abandoned|discarded) instance=(\\d+) token=(\\d+) step=(\\S+) .*");
     private static final Pattern REAPED = Pattern.compile("^EVENT reaped count=(\\d+)");
@@ -70,7 +73,7 @@ public final class ChaosOrchestrator {
     }
 
     /** What the schedule does; {@code DEPLOY} is one node of the rolling deploy, not a fault. */
-    private enum Fault { KILL, PAUSE, PG_RESTART, PG_CRASH, SIGTERM, DEPLOY }
+    private enum Fault { KILL, PAUSE, PG_RESTART, PG_CRASH, SIGTERM, DEPLOY, FAILOVER }
 
     private record Pause(String node, long pid, Instant from, Instant to, int claimsHeld, List<Long> heldIds) {
     }
@@ -105,6 +108,13 @@ public final class ChaosOrchestrator {
     /** The deploy checks at the starts of nodes running version 2, one line each. */
     private final List<String> v2Checks = new CopyOnWriteArrayList<>();
     private String jdbcUrl = "";
+    /** The primary and its standby of a failover run; null on the orchestrator's own PostgreSQL. */
+    private @Nullable ReplicatedPostgres replicated;
+    /** Every outcome the nodes were told had committed (failover runs only): claim and step, and the instance. */
+    private final Map<Invariants.Run, Long> committedByNodes = new ConcurrentHashMap<>();
+    private volatile @Nullable Instant primaryKilledAt;
+    private volatile @Nullable Instant promotedAt;
+    private final Map<String, Long> failoverFigures = new ConcurrentHashMap<>();
 
     private ChaosOrchestrator(ChaosConfig config, Path runDir, PrintStream console) {
         this.config = config;
@@ -117,7 +127,10 @@ public final class ChaosOrchestrator {
         Map<String, String> overrides = new LinkedHashMap<>(ChaosNode.parseLoose(args));
         String preset = overrides.remove("preset");
         Path workDir = Path.of("target", "chaos");
-        ChaosConfig base = "long".equals(preset) ? ChaosConfig.longRun(workDir) : ChaosConfig.shortRun(workDir);
+        ChaosConfig base = "long".equals(preset) ? ChaosConfig.longRun(workDir)
+                : "failover".equals(preset) ? ChaosConfig.failoverRun(workDir, overrides.getOrDefault("replication",
+                        "sync"))
+                : ChaosConfig.shortRun(workDir);
         Result result = run(base.with(overrides), System.out);
         System.exit(result.violations() == 0 ? 0 : 1);
     }
@@ -136,15 +149,18 @@ public final class ChaosOrchestrator {
 
     private Result run() throws Exception {
         say("run " + runDir + " seed=" + config.seed() + " " + config);
-        ChaosPostgres pg = ChaosPostgres.start(runDir.resolve("pgdata"));
-        HikariDataSource data = pool(pg.jdbcUrl());
+        ReplicatedPostgres.Mode replication = config.replicationMode();
+        ChaosPostgres pg = replication == null ? ChaosPostgres.start(runDir.resolve("pgdata")) : null;
+        replicated = replication == null ? null : ReplicatedPostgres.start(replication);
+        jdbcUrl = pg != null ? pg.jdbcUrl() : Objects.requireNonNull(replicated).jdbcUrl();
+        HikariDataSource data = pool(jdbcUrl);
         Thread inserter = null;
         Thread signaler = null;
         Thread familyDriver = null;
         Thread deployDriver = null;
-        jdbcUrl = pg.jdbcUrl();
         try {
-            say("PostgreSQL on port " + pg.port() + "; applying the schema");
+            say((pg != null ? "PostgreSQL on port " + pg.port() : "PostgreSQL " + replicated)
+                    + "; applying the schema");
             DurableSchema.named(SCHEMA).migrate(data);
             JdbcTemplate jdbc = new JdbcTemplate(data);
             jdbc.execute(EffectLog.DDL);
@@ -195,7 +211,9 @@ public final class ChaosOrchestrator {
             inserter.join(config.quiescence().toMillis());
             familyDriver.join(config.quiescence().toMillis());
             deployDriver.join(config.quiescence().toMillis());
-            boolean quiet = awaitQuiescence(jdbc, workload);
+            boolean quiet = replicated != null && replicated.mode() == ReplicatedPostgres.Mode.ASYNC
+                    ? awaitNothingRunnable(jdbc, signaler, inserter, familyDriver)
+                    : awaitQuiescence(jdbc, workload);
             signaler.join(Duration.ofSeconds(30).toMillis());
             progress.interrupt();
             if (!quiet) {
@@ -213,6 +231,13 @@ public final class ChaosOrchestrator {
             checks.addAll(new FamilyInvariants(data).check(report.counts()));
             checks.add(new DeployInvariants(data).check(report.counts()));
             checks.add(recovered);
+            Invariants.Report failover = null;
+            if (replicated != null) {
+                failover = new FailoverInvariants(data).check(new FailoverInvariants.Acknowledged(
+                        workload.acknowledgedStarts(), workload.acknowledgedSignals(), families.cancelAnswers(),
+                        Map.copyOf(committedByNodes)), Objects.requireNonNull(primaryKilledAt), promotedAt);
+                checks.addAll(failover.checks());
+            }
             checks.add(pausedNodeFenced());
             checks.add(sigtermReleased());
             checks.add(faultsInjected());
@@ -238,8 +263,11 @@ public final class ChaosOrchestrator {
             List<String> described = checks.stream().map(Invariants.Check::describe).toList();
             described.forEach(this::say);
             stats.forEach(line -> say("node " + line));
-            int violations = (int) checks.stream().filter(check -> !check.passed()).count();
+            int violations = (int) checks.stream().filter(check -> !check.passed() && counts(check)).count();
             String summary = summary(report, violations);
+            if (failover != null) {
+                summary = failoverSummary(report, failover, checks, violations);
+            }
             console.println(summary);
             Files.writeString(runDir.resolve("summary.txt"), String.join("\n", described) + "\n" + summary + "\n",
                     StandardCharsets.UTF_8);
@@ -264,7 +292,13 @@ public final class ChaosOrchestrator {
                 }
             }
             data.close();
-            pg.close();
+            if (pg != null) {
+                pg.close();
+            }
+            if (replicated != null) {
+                replicated.copyLogsTo(runDir);
+                replicated.close();
+            }
             if (finishedWithViolations >= 0) {
                 dropDatabaseIfPassed(finishedWithViolations);
             }
@@ -284,13 +318,14 @@ public final class ChaosOrchestrator {
 
     // ---------------------------------------------------------------- faults
 
-    private void runFaults(ChaosPostgres pg, JdbcTemplate jdbc) throws Exception {
+    private void runFaults(@Nullable ChaosPostgres pg, JdbcTemplate jdbc) throws Exception {
         List<Fault> schedule = new ArrayList<>();
         add(schedule, Fault.KILL, config.kills());
         add(schedule, Fault.PAUSE, config.pauses());
         add(schedule, Fault.PG_RESTART, config.pgRestarts());
         add(schedule, Fault.PG_CRASH, config.pgCrashes());
         add(schedule, Fault.SIGTERM, config.sigterms());
+        add(schedule, Fault.FAILOVER, config.failovers());
         Collections.shuffle(schedule, random);
         // The rolling deploy replaces one node at a time between the faults, from a quarter of the insert window to
         // three quarters of it: instances started on version 1 before and during it are in flight, and faults strike
@@ -313,7 +348,7 @@ public final class ChaosOrchestrator {
         sleepUntil(chaosStart + config.chaosWindow().toNanos());
     }
 
-    private void inject(Fault fault, ChaosPostgres pg, JdbcTemplate jdbc) throws Exception {
+    private void inject(Fault fault, @Nullable ChaosPostgres pg, JdbcTemplate jdbc) throws Exception {
         switch (fault) {
             case KILL -> {
                 NodeProcess node = anyRunningNode();
@@ -349,7 +384,7 @@ public final class ChaosOrchestrator {
             case PG_RESTART -> {
                 Duration downtime = pgDowntime();
                 say("restarting PostgreSQL (fast shutdown), down for " + downtime.toMillis() + " ms");
-                Duration down = pg.restart(downtime);
+                Duration down = Objects.requireNonNull(pg).restart(downtime);
                 postgresBackAt = Instant.now();
                 say("  PostgreSQL back after " + down.toMillis() + " ms");
             }
@@ -357,11 +392,12 @@ public final class ChaosOrchestrator {
                 Duration downtime = pgDowntime();
                 say("crashing PostgreSQL (SIGQUIT to the postmaster: immediate shutdown, crash recovery), down for "
                         + downtime.toMillis() + " ms");
-                Duration down = pg.crash(downtime);
+                Duration down = Objects.requireNonNull(pg).crash(downtime);
                 postgresBackAt = Instant.now();
                 say("  PostgreSQL back after " + down.toMillis() + " ms");
             }
             case DEPLOY -> deployNext();
+            case FAILOVER -> failover(Objects.requireNonNull(replicated));
             case SIGTERM -> {
                 NodeProcess node = nodeWithALongStep(jdbc);
                 long pid = node.pid();
@@ -411,6 +447,106 @@ public final class ChaosOrchestrator {
         if (left == 0) {
             deployed.set(true);
         }
+    }
+
+    /**
+     * The failover: with asynchronous replication and a lag to make, the primary's WAL sender is frozen (SIGSTOP) for
+     * {@code replicationLag} first, so that the workload's commits meanwhile reach the primary only; then SIGKILL to the
+     * primary's postmaster (and to the frozen WAL sender, which would otherwise send what it holds when it wakes), and
+     * {@code promoteAfter} later (the HA manager's detection) {@code pg_ctl promote} on the standby. Figures: how far
+     * behind the standby was, when it was promoted.
+     */
+    private void failover(ReplicatedPostgres pair) throws Exception {
+        if (pair.mode() == ReplicatedPostgres.Mode.ASYNC && config.replicationLag().toMillis() > 0) {
+            long sender = pair.freezeWalSender();
+            say("froze the primary's WAL sender (pid " + sender + ") for " + config.replicationLag().toMillis()
+                    + " ms: commits reach the primary only");
+            Thread.sleep(config.replicationLag().toMillis()); // pacing: the lag the standby will have
+        }
+        String written = pair.primaryWalPosition();
+        Instant killed = pair.killPrimary();
+        primaryKilledAt = killed;
+        say("SIGKILL to the primary's postmaster (port " + pair.primaryPort() + "): every process of it gone "
+                + Duration.between(killed, Instant.now()).toMillis() + " ms later; it had written WAL up to at least "
+                + written);
+        // pacing: the HA manager's detection time, from the kill
+        sleepUntil(System.nanoTime() + Duration.between(Instant.now(), killed.plus(config.promoteAfter())).toNanos());
+        String received = pair.standbyReceivedPosition();
+        long behind = Math.max(0, pair.walBytes(received, written));
+        pair.promoteStandby();
+        Instant promoted = Instant.now();
+        promotedAt = promoted;
+        postgresBackAt = promoted;
+        failoverFigures.put("wal_behind_bytes", behind);
+        say("promoted the standby (port " + pair.standbyPort() + ") " + Duration.between(killed, promoted).toMillis()
+                + " ms after the kill; it had received WAL up to " + received + ", at least " + behind
+                + " bytes behind the primary");
+    }
+
+    /**
+     * With asynchronous replication the end is not "every planned instance finished": instances and signals may have
+     * been lost. It is: the driver's threads are done and no instance is runnable or executing (what waits for a lost
+     * signal stays parked), twice in a row a second apart.
+     */
+    private boolean awaitNothingRunnable(JdbcTemplate jdbc, Thread... drivers) throws InterruptedException {
+        long deadline = System.nanoTime() + config.quiescence().toNanos();
+        for (Thread driver : drivers) {
+            driver.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        }
+        int quietPolls = 0;
+        while (System.nanoTime() < deadline) {
+            try {
+                Long open = jdbc.queryForObject("SELECT count(*) FROM durable.durable_instance WHERE machine <> '"
+                        + ChaosMachine.TICKER + "' AND status IN ('runnable', 'executing')", Long.class);
+                quietPolls = open != null && open == 0 ? quietPolls + 1 : 0;
+                if (quietPolls == 2) {
+                    return true;
+                }
+            } catch (DataAccessException e) {
+                quietPolls = 0;
+            }
+            Thread.sleep(1000); // polling the condition
+        }
+        return false;
+    }
+
+    /**
+     * With asynchronous replication only what shows a wedged or corrupted engine is a violation; the checks that
+     * count losses are measurements.
+     */
+    private boolean counts(Invariants.Check check) {
+        if (replicated == null || replicated.mode() == ReplicatedPostgres.Mode.SYNC) {
+            return true;
+        }
+        return Set.of("nothing-wedged", "nodes-recovered", "workload-complete", "families-complete",
+                "faults-injected").contains(check.name());
+    }
+
+    private String failoverSummary(Invariants.Report report, Invariants.Report failover, List<Invariants.Check> checks,
+            int violations) {
+        Map<String, Long> c = failover.counts();
+        long seconds = Duration.ofNanos(System.nanoTime() - startNanos).toSeconds();
+        List<String> measured = checks.stream().filter(check -> !check.passed() && !counts(check))
+                .map(Invariants.Check::name).toList();
+        return "failover: replication=" + config.replication() + " nodes=" + config.nodes()
+                + " instances=" + config.instances() + " families=" + config.families()
+                + " promoted_after_ms=" + c.get("promoted_after_ms")
+                + " degraded_ms=" + c.get("degraded_ms")
+                + " recovered_ms=" + recoveries.stream().max(Duration::compareTo).orElse(Duration.ZERO).toMillis()
+                + " wal_behind_bytes=" + failoverFigures.getOrDefault("wal_behind_bytes", 0L)
+                + " lost_starts=" + c.get("lost_starts") + " lost_signals=" + c.get("lost_signals")
+                + " lost_cancels=" + c.get("lost_cancels") + " lost_transitions=" + c.get("lost_transitions")
+                + " tokens_reused=" + c.get("tokens_reused") + " ids_reused=" + c.get("ids_reused")
+                + " duplicates_seen=" + c.get("duplicates_seen")
+                + " committed=" + committedByNodes.size()
+                + " fenced=" + count("fenced") + " abandoned=" + count("abandoned") + " discarded=" + count("discarded")
+                + " reaped=" + count("reaped") + " leases_lost=" + count("lease-lost")
+                + " degraded=" + count("degraded") + " recovered=" + count("recovered")
+                + " executions=" + report.counts().get("executions")
+                + " duplicate_executions=" + report.counts().get("duplicate_executions")
+                + " measured_failures=" + measured
+                + " violations=" + violations
+                + " duration=" + seconds + "s seed=" + config.seed();
     }
 
     private Duration pgDowntime() {
@@ -612,7 +748,7 @@ public final class ChaosOrchestrator {
     private Invariants.Check faultsInjected() {
         Map<Fault, Integer> planned = new TreeMap<>(Map.of(Fault.KILL, config.kills(), Fault.PAUSE, config.pauses(),
                 Fault.PG_RESTART, config.pgRestarts(), Fault.PG_CRASH, config.pgCrashes(), Fault.SIGTERM,
-                config.sigterms(), Fault.DEPLOY, config.deploys()));
+                config.sigterms(), Fault.DEPLOY, config.deploys(), Fault.FAILOVER, config.failovers()));
         Map<Fault, Integer> injected = new TreeMap<>(done);
         planned.forEach((fault, times) -> injected.putIfAbsent(fault, 0));
         planned.values().removeIf(times -> times == 0);
@@ -657,7 +793,13 @@ public final class ChaosOrchestrator {
     // ---------------------------------------------------------------- node output
 
     private void onNodeLine(NodeProcess node, long pid, String line) {
-        Matcher m = TOKEN_EVENT.matcher(line);
+        Matcher m = COMMITTED.matcher(line);
+        if (m.find()) {
+            committedByNodes.put(new Invariants.Run(Long.parseLong(m.group(2)), m.group(3)),
+                    Long.parseLong(m.group(1)));
+            return;
+        }
+        m = TOKEN_EVENT.matcher(line);
         if (m.matches()) {
             String kind = m.group(1);
             unapplied.put(new Invariants.Run(Long.parseLong(m.group(3)), m.group(4)), kind);
@@ -733,7 +875,8 @@ public final class ChaosOrchestrator {
                 "inline=" + (index <= config.inlineNodes()), "deployVersion=" + deployVersion,
                 // New code deployed strictly: a node of version 2 picks nothing while its code cannot run an
                 // unfinished instance. Old nodes restarted during the deploy only warn of version 2's rows.
-                "deployCheck=" + (deployVersion == 2 ? "fail" : "warn"));
+                "deployCheck=" + (deployVersion == 2 ? "fail" : "warn"),
+                "reportCommits=" + (replicated != null));
     }
 
     private void reportProgress(JdbcTemplate jdbc, Workload workload) {

@@ -8,6 +8,7 @@ import dev.durable.StartResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,6 +52,7 @@ final class FamilyWorkload {
     private final PriorityQueue<DueCancel> due = new PriorityQueue<>((a, b) -> Long.compare(a.atNanos(), b.atNanos()));
     private final AtomicInteger started = new AtomicInteger();
     private final AtomicInteger cancels = new AtomicInteger();
+    private final Map<Long, String> cancelAnswers = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean insertsDone;
     private volatile @Nullable Throwable failure;
 
@@ -166,7 +168,13 @@ final class FamilyWorkload {
                 .param("result", result.outcome().name())
                 .param("attempts", attempts[0])
                 .update());
+        cancelAnswers.put(id, result.outcome().name());
         cancels.incrementAndGet();
+    }
+
+    /** The answer of every cancel the client acknowledged, by instance (kept here, not only in the database). */
+    Map<Long, String> cancelAnswers() {
+        return Map.copyOf(cancelAnswers);
     }
 
     private static void pauseUntil(long atNanos) {

@@ -92,6 +92,12 @@ final class Workload {
     private final AtomicInteger sent = new AtomicInteger();
     private final DriverCalls calls = new DriverCalls();
     private final AtomicBoolean insertsDone = new AtomicBoolean();
+    /** The first signal of each instance that the client acknowledged, by instance: its nonce (kept here, not in the
+     * database, so that a failover that loses rows cannot lose the record of what was acknowledged). */
+    private final Map<String, String> acknowledgedSignals = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Every start {@code startAll} acknowledged: its unique key and the id it was given (after a failover that lost
+     * it, the id may be handed out again, so the key names the instance). */
+    private final Map<String, Long> acknowledgedStarts = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile @Nullable Throwable failure;
 
     Workload(ChaosConfig config, DurableClient client, DataSource dataSource, Runnable onProgress) {
@@ -140,6 +146,16 @@ final class Workload {
         return failure;
     }
 
+    /** Every start the client acknowledged: the id {@code startAll} returned, by the instance's unique key. */
+    Map<String, Long> acknowledgedStarts() {
+        return Map.copyOf(acknowledgedStarts);
+    }
+
+    /** The nonce of every first signal the client acknowledged, by its instance's unique key. */
+    Map<String, String> acknowledgedSignals() {
+        return Map.copyOf(acknowledgedSignals);
+    }
+
     /** Inserts the planned instances in waves spread over the insert window. */
     void insertAll() {
         try {
@@ -165,7 +181,7 @@ final class Workload {
         EnumSet<InstanceStatus> everStatus = EnumSet.allOf(InstanceStatus.class);
         List<StartRequest> requests = wave.stream().map(plan -> StartRequest.of(
                 new ChaosMachine.State(plan.retries(), plan.errors(), plan.sleepMs(), plan.deadlineMs(), List.of()),
-                StartOptions.defaults().partitionKey(plan.partitionKey()).uniqueKey("chaos-" + plan.seq()).uniqueScope(everStatus))).toList();
+                StartOptions.defaults().partitionKey(plan.partitionKey()).uniqueKey(uniqueKey(plan)).uniqueScope(everStatus))).toList();
         List<StartResult> results = calls.retrying("insert a wave",
                 () -> client.startAll(ChaosMachine.NAME, requests));
         List<Object> ids = new ArrayList<>();
@@ -215,7 +231,11 @@ final class Workload {
             for (int k = 0; k < wave.size(); k++) {
                 Plan plan = wave.get(k);
                 long id = results.get(k).id();
-                started.put(id, plan);
+                if (started.put(id, plan) != null) {
+                    // The id was handed out before, to an instance a failover lost: only the new one is waited for.
+                    waitingForAwait.remove(id);
+                }
+                acknowledgedStarts.put(uniqueKey(plan), id);
                 switch (plan.mode()) {
                     case EARLY -> due.add(new Due(now, id, plan, false));
                     case DELAYED -> due.add(new Due(now + millis(random.nextInt(6000)), id, plan, false));
@@ -262,16 +282,24 @@ final class Workload {
 
     private void scanAwaiting(long now) {
         List<Long> candidates;
+        List<String> keys;
         synchronized (this) {
             candidates = List.copyOf(waitingForAwait);
+            keys = candidates.stream().map(id -> uniqueKey(started.get(id))).toList();
         }
         if (candidates.isEmpty()) {
             return;
         }
+        // Parked, or gone, or ended: after a failover that lost it, an acknowledged start is signalled all the same
+        // (and refused, or, if its id was handed out again, delivered to whatever instance has it now). An instance
+        // that ended without being seen parked would otherwise be waited for forever; its signal is refused.
         List<Long> parked = calls.retrying("find parked instances", () -> jdbc.sql("""
-                SELECT id FROM durable.durable_instance
-                WHERE id = ANY (:ids::bigint[]) AND status = 'awaiting_signal'
-                """).param("ids", new SqlArrayValue("int8", candidates.toArray())).query(Long.class).list());
+                SELECT c.id FROM unnest(:ids::bigint[], :keys::text[]) AS c(id, unique_key)
+                LEFT JOIN durable.durable_instance i ON i.id = c.id
+                WHERE i.id IS NULL OR i.unique_key IS DISTINCT FROM c.unique_key
+                   OR i.status IN ('awaiting_signal', 'done', 'failed', 'cancelled')
+                """).param("ids", new SqlArrayValue("int8", candidates.toArray()))
+                .param("keys", new SqlArrayValue("text", keys.toArray())).query(Long.class).list());
         synchronized (this) {
             for (long id : parked) {
                 if (waitingForAwait.remove(id)) {
@@ -289,6 +317,10 @@ final class Workload {
             return client.signal(item.instanceId(), ChaosMachine.SIGNAL, new ChaosMachine.Go(nonce),
                     "go-" + item.instanceId());
         });
+        if (!item.duplicate() && (result.delivery() == SignalResult.Delivery.DELIVERED
+                || (result.delivery() == SignalResult.Delivery.DEDUPLICATED && attempts[0] > 1))) {
+            acknowledgedSignals.put(uniqueKey(item.plan()), nonce);
+        }
         calls.retrying("record a delivery", () -> jdbc.sql("""
                 INSERT INTO chaos.delivery (instance_id, nonce, duplicate, result, attempts)
                 VALUES (:instance, :nonce, :duplicate, :result, :attempts)
@@ -307,6 +339,10 @@ final class Workload {
                         true));
             }
         }
+    }
+
+    static String uniqueKey(Plan plan) {
+        return "chaos-" + plan.seq();
     }
 
     private static void pauseUntil(long atNanos) {
