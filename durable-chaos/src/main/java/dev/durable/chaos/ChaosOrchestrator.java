@@ -112,6 +112,8 @@ public final class ChaosOrchestrator {
     private @Nullable ReplicatedPostgres replicated;
     /** Every outcome the nodes were told had committed (failover runs only): claim and step, and the instance. */
     private final Map<Invariants.Run, Long> committedByNodes = new ConcurrentHashMap<>();
+    /** The instances each lease token was reported for, committed or not (failover runs: a token may come again). */
+    private final Map<Long, Set<Long>> instancesByToken = new ConcurrentHashMap<>();
     private volatile @Nullable Instant primaryKilledAt;
     private volatile @Nullable Instant promotedAt;
     private final Map<String, Long> failoverFigures = new ConcurrentHashMap<>();
@@ -235,7 +237,8 @@ public final class ChaosOrchestrator {
             if (replicated != null) {
                 failover = new FailoverInvariants(data).check(new FailoverInvariants.Acknowledged(
                         workload.acknowledgedStarts(), workload.acknowledgedSignals(), families.cancelAnswers(),
-                        Map.copyOf(committedByNodes)), Objects.requireNonNull(primaryKilledAt), promotedAt);
+                        Map.copyOf(committedByNodes), Map.copyOf(instancesByToken)),
+                        Objects.requireNonNull(primaryKilledAt), promotedAt);
                 checks.addAll(failover.checks());
             }
             checks.add(pausedNodeFenced());
@@ -797,10 +800,16 @@ public final class ChaosOrchestrator {
         if (m.find()) {
             committedByNodes.put(new Invariants.Run(Long.parseLong(m.group(2)), m.group(3)),
                     Long.parseLong(m.group(1)));
+            instancesByToken.computeIfAbsent(Long.parseLong(m.group(2)), t -> ConcurrentHashMap.newKeySet())
+                    .add(Long.parseLong(m.group(1)));
             return;
         }
         m = TOKEN_EVENT.matcher(line);
         if (m.matches()) {
+            if (replicated != null) {
+                instancesByToken.computeIfAbsent(Long.parseLong(m.group(3)), t -> ConcurrentHashMap.newKeySet())
+                        .add(Long.parseLong(m.group(2)));
+            }
             String kind = m.group(1);
             unapplied.put(new Invariants.Run(Long.parseLong(m.group(3)), m.group(4)), kind);
             count(kind, 1);
