@@ -42,8 +42,11 @@ public final class DatabaseErrors {
             }
             if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 String state = sql.getSQLState();
-                // 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now
-                if (state.startsWith("08") || state.startsWith("57P")) {
+                // 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now;
+                // 25006: read-only SQL transaction: the connection reached a server that takes no writes (a standby,
+                // or a primary demoted by a failover while its sessions lived on), so for writing the database is
+                // not reachable through it; an outcome refused so must wait, not fail its instance
+                if (state.startsWith("08") || state.startsWith("57P") || state.equals("25006")) {
                     return true;
                 }
             }
