@@ -56,14 +56,14 @@ public final class DurableSchema {
             "dev/durable/db/V13__durable_live_counts.sql", "dev/durable/db/V14__durable_schema_version.sql",
             "dev/durable/db/V15__durable_trace_context.sql",
             "dev/durable/db/V16__durable_history_patches.sql", "dev/durable/db/V17__durable_history_time.sql",
-            "dev/durable/db/V18__durable_history_rollup.sql");
+            "dev/durable/db/V18__durable_history_rollup.sql", "dev/durable/db/V19__durable_queue_limits.sql");
 
     /**
      * The schema version this code knows: the last of {@link #SQL_SCRIPTS}, which the schema records in its table
      * {@code durable_schema_version}. A node refuses to start against a schema of a higher version
      * ({@link #requireKnownVersion}).
      */
-    public static final int VERSION = 18;
+    public static final int VERSION = 19;
 
     /** Liquibase's tracking tables for durable's changelog, apart from any of the application's. */
     public static final String CHANGELOG_TABLE = "durable_changelog";

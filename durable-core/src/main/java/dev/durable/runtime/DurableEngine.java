@@ -180,7 +180,8 @@ public final class DurableEngine implements AutoCloseable {
         QueueOwner.Gate gate = movableClock ? () -> !picksHeld.get() && deployGuard.allowsPicking() : deployGuard;
         settings.queues().forEach((name, queue) -> owners.add(new QueueOwner(name, new QueueOwner.Settings(
                 queue.concurrency(), queue.batchSize(), settings.batchWindow(), settings.pollInterval(),
-                settings.leaseTtl(), settings.maxRetryBackoff()), NodeMachines.versionsOnQueue(machines, name),
+                settings.leaseTtl(), settings.maxRetryBackoff(), queue.limits()),
+                NodeMachines.versionsOnQueue(machines, name),
                 nodeId, claims, executor, events, lifecycle, gate)));
         this.heartbeat = new Heartbeat(claims, new FamilyRepository(planning), owners, settings.leaseTtl(),
                 settings.heartbeatInterval());
@@ -425,6 +426,38 @@ public final class DurableEngine implements AutoCloseable {
         return status;
     }
 
+    /**
+     * The cluster-wide limits of this node's queues that have any, with their use as the database says now: the
+     * queue's executing rows on all nodes, the tokens of its bucket and the nodes its limits held back lately; one
+     * statement per limited queue (docs/DESIGN.md, "Cluster-wide limits").
+     */
+    public Map<String, LimitStatus> limits() {
+        Map<String, LimitStatus> status = new TreeMap<>();
+        owners.all().forEach((name, queue) -> {
+            if (queue.limits().any()) {
+                ClaimRepository.LimitUse use = claims.limitUse(name, queue.limits());
+                status.put(name, new LimitStatus(name, queue.limits(), queue.heldBack(), use.executing(),
+                        use.tokens(), use.waiting()));
+            }
+        });
+        return status;
+    }
+
+    /**
+     * The cluster-wide limits of this node's queues that have any, with their use as this node's last limited pick
+     * saw it, without asking the database ({@link LimitStatus#waiting()} is 0): for meters.
+     */
+    public Map<String, LimitStatus> limitsSeen() {
+        Map<String, LimitStatus> status = new TreeMap<>();
+        owners.all().forEach((name, queue) -> {
+            if (queue.limits().any()) {
+                status.put(name, new LimitStatus(name, queue.limits(), queue.heldBack(), queue.lastExecuting(),
+                        queue.lastTokens(), 0));
+            }
+        });
+        return status;
+    }
+
     /** Stops picking from {@code queue} on this node until {@link #resume(String)}; running steps go on. */
     public void pause(String queue) {
         owner(queue).pause();
@@ -537,6 +570,18 @@ public final class DurableEngine implements AutoCloseable {
      * @param active whether this node polls it (it has slots and registered machines on it)
      */
     public record QueueStatus(String name, int concurrency, int claims, boolean paused, boolean active) {
+    }
+
+    /**
+     * The cluster-wide limits of one queue and their use.
+     *
+     * @param heldBack  how many of this node's picks of the queue the limits held back since it started
+     * @param executing the queue's executing rows on all nodes; null when not known (no pick counted them yet)
+     * @param tokens    the tokens in the queue's bucket; null without a rate, or before its first limited pick
+     * @param waiting   the nodes the limits held back lately, waiting for room
+     */
+    public record LimitStatus(String queue, ClusterLimits limits, long heldBack, @Nullable Long executing,
+            @Nullable Double tokens, int waiting) {
     }
 
     /** Builds a {@link DurableEngine}. */

@@ -20,6 +20,13 @@ public interface DurableListener {
     default void picked(String queue, int count) {
     }
 
+    /**
+     * A pick of {@code queue} claimed less than it asked for because of the queue's cluster-wide limits
+     * (docs/DESIGN.md, "Cluster-wide limits").
+     */
+    default void heldBack(String queue) {
+    }
+
     /** A step finished and its outcome was written, fenced off, abandoned or discarded. */
     default void stepFinished(StepEvent event) {
     }

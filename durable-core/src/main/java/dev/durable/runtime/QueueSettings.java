@@ -1,5 +1,7 @@
 package dev.durable.runtime;
 
+import java.util.Objects;
+
 /**
  * How this node works one queue.
  *
@@ -8,8 +10,23 @@ package dev.durable.runtime;
  * @param batchSize   the most rows one pick claims, and the most claimed rows that may wait for a slot; how many wait
  *                    follows the measured time of the queue's steps (about 10 ms of work), so slow steps claim no
  *                    more rows than there are free slots
+ * @param limits      the queue's limits across all nodes (docs/DESIGN.md, "Cluster-wide limits"); none by default
  */
-public record QueueSettings(int concurrency, int batchSize) {
+public record QueueSettings(int concurrency, int batchSize, ClusterLimits limits) {
+
+    public QueueSettings {
+        Objects.requireNonNull(limits, "limits must not be null (ClusterLimits.NONE for none)");
+    }
+
+    /** A queue without cluster-wide limits. */
+    public QueueSettings(int concurrency, int batchSize) {
+        this(concurrency, batchSize, ClusterLimits.NONE);
+    }
+
+    /** These settings with the queue's cluster-wide limits. */
+    public QueueSettings withLimits(ClusterLimits limits) {
+        return new QueueSettings(concurrency, batchSize, limits);
+    }
 
     /**
      * Ten steps at once: a queue's concurrency says how many of the user's steps may run at once against the user's

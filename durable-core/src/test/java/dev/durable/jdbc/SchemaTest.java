@@ -38,7 +38,8 @@ class SchemaTest {
                 + " WHERE table_schema = 'durable_schema_test' ORDER BY table_name", String.class))
                 .containsExactly("durable_changelog", "durable_changelog_lock", "durable_history",
                         "durable_history_minute", "durable_history_rollup", "durable_instance",
-                        "durable_node", "durable_node_machine", "durable_schedule", "durable_schema_version",
+                        "durable_node", "durable_node_machine", "durable_queue_limit", "durable_queue_limit_waiter",
+                        "durable_schedule", "durable_schema_version",
                         "durable_signal");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM durable_schema_test.durable_changelog", Long.class))
                 .isEqualTo(DurableSchema.SQL_SCRIPTS.size());

@@ -11,7 +11,9 @@ import dev.durable.Outcome;
 import dev.durable.Schedule;
 import dev.durable.StartOptions;
 import dev.durable.machine.MachineDefinition;
+import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.QueueSettings;
 import dev.durable.testing.EngineFixture;
 import dev.durable.testing.TestDatabase;
 import java.time.Duration;
@@ -105,7 +107,7 @@ class SchemaUpgradeTest {
                 "durable-schema-v4", "durable-schema-v5", "durable-schema-v6", "durable-schema-v7",
                 "durable-schema-v8", "durable-schema-v9", "durable-schema-v10", "durable-schema-v11",
                 "durable-schema-v12", "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18");
+                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18", "durable-schema-v19");
         // Every stored value is kept; the new columns are empty (or zero: no instance has children yet).
         assertThat(rowsWithout("durable_instance", "deadline", "awaits_set", "correlation_key", "parent_id",
                 "cancel_with_parent", "children_started", "children_ended", "awaits_children", "suspension", "trace_context"))
@@ -201,7 +203,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
                 "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18");
+                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18", "durable-schema-v19");
         assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertSuspensionAndInFlightInstalled();
         // And the instances run on: the suspended one stays suspended, the others finish.
@@ -232,7 +234,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v10", "durable-schema-v11", "durable-schema-v12",
                 "durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18");
+                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18", "durable-schema-v19");
         assertSuspensionAndInFlightInstalled();
     }
 
@@ -257,7 +259,7 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v12", "durable-schema-v13",
                 "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18");
+                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18", "durable-schema-v19");
         assertThat(rowsWithout("durable_instance", "trace_context")).isEqualTo(instancesBefore);
         assertInFlightIndexWidened();
         // The instances run on, and what is in flight reads them through the widened index.
@@ -470,6 +472,35 @@ class SchemaUpgradeTest {
         assertThat(engine.client().transitionCounts("orders", java.time.Instant.now().minusSeconds(3 * 3600)))
                 .extracting(count -> count.step() + " " + count.event().label() + " " + count.count())
                 .contains("pay retry 4", "pay next 1", "ship done 1");
+    }
+
+    /**
+     * Version 19 adds the cluster-wide limits of queues (docs/DESIGN.md, "Cluster-wide limits"): on a schema of version
+     * 18 holding a parked instance and a runnable one, the upgrade adds the two tables, empty, keeps every row and
+     * raises the version; a node with limits on the instances' queue then runs both under them.
+     */
+    @Test
+    void anUpgradeFromVersion18AddsTheLimitTablesEmptyAndTheInstancesRunOnUnderLimits() {
+        DurableSchema schema = installedAsVersion(18, "DROP TABLE {schema}.durable_queue_limit_waiter",
+                "DROP TABLE {schema}.durable_queue_limit");
+        long parked = parkedWithItsAwaitInTheHistory();
+        long runnable = insertAsVersion1(2, "fresh");
+        List<Map<String, Object>> instancesBefore = rows("durable_instance");
+
+        upgrade(schema, 18);
+
+        assertThat(jdbc.queryForObject("SELECT (SELECT count(*) FROM " + SCHEMA + ".durable_queue_limit)"
+                + " + (SELECT count(*) FROM " + SCHEMA + ".durable_queue_limit_waiter)", Long.class)).isZero();
+        assertThat(rows("durable_instance")).isEqualTo(instancesBefore);
+        DurableEngine engine = engines.start("upgraded-node", settings -> settings.schema(SCHEMA).queue("default",
+                QueueSettings.defaults().withLimits(new ClusterLimits(1, ClusterLimits.Rate.parse("100/1s")))),
+                orders());
+        engine.client().signal(parked, "paid", "late", "evt-1");
+        await().atMost(Duration.ofSeconds(20)).until(() -> "done".equals(status(parked)));
+        engine.client().signal(runnable, "paid", "late", "evt-2");
+        await().atMost(Duration.ofSeconds(20)).until(() -> "done".equals(status(runnable)));
+        assertThat(jdbc.queryForList("SELECT queue FROM " + SCHEMA + ".durable_queue_limit", String.class))
+                .containsExactly("default");
     }
 
     /** What version 16 added, undone. */

@@ -39,7 +39,8 @@ class SchemaVersionTest {
     private static final String SCHEMA = "durable_version";
     private static final List<String> TABLES = List.of("durable_changelog", "durable_changelog_lock",
             "durable_instance", "durable_signal", "durable_node", "durable_node_machine", "durable_schedule",
-            "durable_history", "durable_schema_version", "durable_history_minute", "durable_history_rollup");
+            "durable_history", "durable_schema_version", "durable_history_minute", "durable_history_rollup",
+            "durable_queue_limit", "durable_queue_limit_waiter");
 
     record Order(int id) {
     }
@@ -132,7 +133,7 @@ class SchemaVersionTest {
 
         assertThat(jdbc.queryForList("SELECT id FROM " + SCHEMA + ".durable_changelog ORDER BY orderexecuted",
                 String.class)).endsWith("durable-schema-v13", "durable-schema-v14", "durable-schema-v15",
-                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18");
+                "durable-schema-v16", "durable-schema-v17", "durable-schema-v18", "durable-schema-v19");
         assertThat(schema.installedVersion(dataSource)).isEqualTo(DurableSchema.VERSION);
         // Version 15's column comes empty; every other value is kept.
         assertThat(jdbc.queryForList("SELECT (to_jsonb(t) - 'trace_context')::text AS row FROM " + SCHEMA

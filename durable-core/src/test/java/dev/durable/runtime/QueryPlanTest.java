@@ -150,6 +150,36 @@ class QueryPlanTest {
                 .doesNotContain("Seq Scan");
     }
 
+    /**
+     * The pick of a queue with cluster-wide limits (docs/DESIGN.md, "Cluster-wide limits") walks the same pick index and
+     * counts the queue's executing rows through the index of executing rows (the lease index), never the table; its
+     * lock and the actuator's read of a limit's use reach the limit row by its key.
+     */
+    @Test
+    void theLimitedPickWalksThePickIndexAndCountsTheExecutingRowsThroughAnIndex() {
+        String pick = explain(new LiteralLimits(ClaimRepository.PICK_LIMITED).with(64), new MapSqlParameterSource()
+                .addValue("queue", "q1")
+                .addValue("machine", new SqlArrayValue("text", "m"))
+                .addValue("version", new SqlArrayValue("int4", 1))
+                .addValue("wanted", 50)
+                .addValue("owner", "node:2")
+                .addValue("leaseMs", 60_000)
+                .addValue("starts", 2000)
+                .addValue("perMilli", 2.0)
+                .addValue("concurrency", 5)
+                .addValue("waiterMs", 2000));
+        String lock = explain(ClaimRepository.LOCK_LIMIT, new MapSqlParameterSource().addValue("queue", "q1")
+                .addValue("starts", 2000));
+        String use = explain(ClaimRepository.LIMIT_USE, new MapSqlParameterSource().addValue("queue", "q1")
+                .addValue("starts", 2000).addValue("perMilli", 2.0).addValue("waiterMs", 2000));
+
+        assertThat(pick).contains("Index Scan using durable_instance_pick on durable_instance i")
+                .contains("durable_instance_lease")
+                .doesNotContain("Seq Scan on durable_instance ");
+        assertThat(lock).contains("durable_queue_limit");
+        assertThat(use).contains("durable_instance_lease").doesNotContain("Seq Scan on durable_instance ");
+    }
+
     @Test
     void outcomesReachTheirRowsByPrimaryKeyAndConsumeSignalsThroughAnIndex() {
         MapSqlParameterSource next = claims()

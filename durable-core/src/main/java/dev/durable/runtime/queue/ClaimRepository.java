@@ -1,5 +1,6 @@
 package dev.durable.runtime.queue;
 
+import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.jdbc.History;
 import dev.durable.runtime.jdbc.LiteralLimits;
 import dev.durable.runtime.jdbc.StatementPlanning;
@@ -14,10 +15,14 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.SqlArrayValue;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The SQL of a claim's life apart from its outcome: the pick that makes claims ({@link QueueOwner}), the heartbeat
@@ -51,10 +56,42 @@ public final class ClaimRepository {
     //   far as its reader asks, so candidate locks no more rows than wanted takes (plus those it skips).
     // - The variant pick one claims one row by its id, if a pick would: a test kit's run of one step (EngineDriver;
     //   docs/DESIGN.md, "Time in tests"). Production picks with the variant pick.
+    // - The variant pick limited is the pick of a queue with cluster-wide limits (docs/DESIGN.md, "Cluster-wide
+    //   limits"). It runs in the transaction in which LOCK_LIMIT locked the queue's limit row, so every limited pick of
+    //   the queue runs after the last one committed, and reads, in a snapshot taken after the lock, the rows it claimed.
+    //   room is how many rows it may claim: at most the rows wanted, the limit's free room (:concurrency minus the
+    //   queue's executing rows, counted afresh: a claim a crashed node held frees itself when the reaper returns it)
+    //   and the whole tokens of the bucket, refilled on the database's clock; less one for each node held back by the
+    //   limit before this one (waiter: those that waited longest go first, so the node whose own claims ended cannot
+    //   take all the room they free). spent takes a token per claimed row; queued and served keep this node's place
+    //   among the waiters. A claimed row's updated_at is the time the bucket counted its start. The rows come with
+    //   the room, the tokens and the executing count; with none claimed, one row of them alone (its id is null).
+    //   least() ignores what is null: a limit that is not set.
     static final String PICKS = """
             /* durable: pick */ -- in: pick
             /* durable: pick one */ -- in: pick one
-            WITH candidate AS (
+            /* durable: pick limited */ -- in: pick limited
+            WITH candidate AS ( -- in: pick, pick one
+            WITH clock AS MATERIALIZED ( -- in: pick limited
+                SELECT clock_timestamp() AS t -- in: pick limited
+            ), waiter AS MATERIALIZED ( -- in: pick limited
+                SELECT w.node, w.since FROM {schema}.durable_queue_limit_waiter w, clock -- in: pick limited
+                WHERE w.queue = :queue AND w.seen_at > clock.t - :waiterMs * interval '1 millisecond' -- in: pick limited
+            ), bucket AS MATERIALIZED ( -- in: pick limited
+                SELECT CASE WHEN :starts > 0 THEN least(:starts::float8, -- in: pick limited
+                           l.tokens + greatest(0, extract(epoch FROM clock.t - l.refilled_at) * 1000) * :perMilli) -- in: pick limited
+                       END AS tokens, -- in: pick limited
+                       CASE WHEN :concurrency > 0 THEN (SELECT count(*) FROM {schema}.durable_instance e -- in: pick limited
+                           WHERE e.queue = :queue AND e.status = 'executing') END AS executing -- in: pick limited
+                FROM {schema}.durable_queue_limit l, clock -- in: pick limited
+                WHERE l.queue = :queue -- in: pick limited
+            ), room AS MATERIALIZED ( -- in: pick limited
+                SELECT b.tokens, b.executing, -- in: pick limited
+                       greatest(0, least(:wanted, :concurrency - b.executing, floor(b.tokens)) - ( -- in: pick limited
+                           SELECT count(*) FROM waiter WHERE waiter.node <> :owner AND waiter.since < coalesce( -- in: pick limited
+                               (SELECT since FROM waiter WHERE waiter.node = :owner), 'infinity')))::int AS n -- in: pick limited
+                FROM bucket b -- in: pick limited
+            ), candidate AS ( -- in: pick limited
                 SELECT i.id, i.partition_key, i.priority, i.eligible_at
                 FROM {schema}.durable_instance i
                 WHERE i.queue = :queue
@@ -70,7 +107,8 @@ public final class ClaimRepository {
                 LIMIT {limit}
                 FOR NO KEY UPDATE OF i SKIP LOCKED
             ), wanted AS (
-                SELECT * FROM candidate LIMIT :wanted
+                SELECT * FROM candidate LIMIT :wanted -- in: pick, pick one
+                SELECT * FROM candidate LIMIT coalesce((SELECT n FROM room), 0) -- in: pick limited
             ), chosen AS (
                 SELECT id FROM (
                     SELECT id, partition_key,
@@ -83,20 +121,47 @@ public final class ClaimRepository {
                     lease_owner = :owner,
                     lease_token = nextval('{schema}.durable_lease_token_seq'),
                     lease_expires_at = now() + :leaseMs * interval '1 millisecond',
-                    updated_at = now()
+                    updated_at = now() -- in: pick, pick one
+                    updated_at = (SELECT t FROM clock) -- in: pick limited
                 FROM chosen
                 WHERE d.id = chosen.id
                 RETURNING d.id, d.machine, d.machine_version, d.step, d.state, d.awaits, d.awaits_set,
                           d.deadline <= now() AS deadline_passed, d.attempt, d.lease_token, d.queue, d.partition_key,
                           d.parent_id, d.children_started, d.children_ended, d.awaits_children,
                           d.priority, d.eligible_at, d.trace_context
+            ), spent AS ( -- in: pick limited
+                UPDATE {schema}.durable_queue_limit l -- in: pick limited
+                SET tokens = room.tokens - (SELECT count(*) FROM claimed), refilled_at = clock.t -- in: pick limited
+                FROM room, clock -- in: pick limited
+                WHERE l.queue = :queue AND room.tokens IS NOT NULL -- in: pick limited
+            ), held AS MATERIALIZED ( -- in: pick limited
+                SELECT room.n < :wanted AND (SELECT count(*) FROM claimed) >= room.n AS back, -- in: pick limited
+                       EXISTS (SELECT 1 FROM claimed) AS served -- in: pick limited
+                FROM room -- in: pick limited
+            ), queued AS ( -- in: pick limited
+                INSERT INTO {schema}.durable_queue_limit_waiter AS w (queue, node, since, seen_at) -- in: pick limited
+                SELECT :queue, :owner, clock.t, clock.t FROM held, clock -- in: pick limited
+                WHERE held.back -- in: pick limited
+                ON CONFLICT (queue, node) DO UPDATE SET -- in: pick limited
+                    since = CASE WHEN (SELECT served FROM held) -- in: pick limited
+                                   OR w.seen_at <= excluded.seen_at - :waiterMs * interval '1 millisecond' -- in: pick limited
+                                 THEN excluded.since ELSE w.since END, -- in: pick limited
+                    seen_at = excluded.seen_at -- in: pick limited
+            ), served AS ( -- in: pick limited
+                DELETE FROM {schema}.durable_queue_limit_waiter w -- in: pick limited
+                USING held, clock -- in: pick limited
+                WHERE w.queue = :queue AND CASE WHEN w.node = :owner THEN NOT held.back -- in: pick limited
+                    ELSE w.seen_at < clock.t - 10 * :waiterMs * interval '1 millisecond' END -- in: pick limited
             )
             SELECT c.id, c.machine, c.machine_version, c.step, c.state::text AS state, c.awaits, c.awaits_set,
                    c.deadline_passed, c.attempt, c.lease_token, c.queue, c.partition_key,
                    c.parent_id, c.children_started, c.children_ended, c.awaits_children, c.trace_context,
                    inbox.ids AS signal_ids, inbox.names AS signal_names, inbox.payloads AS signal_payloads,
-                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created
-            FROM claimed c
+                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created -- in: pick, pick one
+                   inbox.dedup_keys AS signal_dedup_keys, inbox.created AS signal_created, -- in: pick limited
+                   room.n AS limit_room, room.tokens AS limit_tokens, room.executing AS limit_executing -- in: pick limited
+            FROM claimed c -- in: pick, pick one
+            FROM room LEFT JOIN claimed c ON true -- in: pick limited
             LEFT JOIN LATERAL (
                 SELECT array_agg(s.id ORDER BY s.id) AS ids,
                        array_agg(s.name ORDER BY s.id) AS names,
@@ -108,8 +173,46 @@ public final class ClaimRepository {
             ORDER BY c.priority, c.eligible_at
             """;
 
-    public static final String PICK = StatementVariants.render(PICKS, "pick", "pick one").get("pick");
-    public static final String PICK_ONE = StatementVariants.render(PICKS, "pick", "pick one").get("pick one");
+    public static final String PICK = StatementVariants.render(PICKS, "pick", "pick one", "pick limited").get("pick");
+    public static final String PICK_ONE = StatementVariants.render(PICKS, "pick", "pick one", "pick limited")
+            .get("pick one");
+    public static final String PICK_LIMITED = StatementVariants.render(PICKS, "pick", "pick one", "pick limited")
+            .get("pick limited");
+
+    // The first statement of a limited pick's transaction (docs/DESIGN.md, "Cluster-wide limits"): locks the queue's
+    // limit row, written at the queue's first limited pick with a full bucket. A row lock, released at the commit: no
+    // session state, so a pooler in transaction mode keeps working. The pick that follows reads the executing rows in
+    // a snapshot taken once the lock is held: in one statement, the count would come from a snapshot taken before the
+    // wait, and miss what the pick that held the lock had claimed.
+    public static final String LOCK_LIMIT = """
+            /* durable: lock limit */
+            INSERT INTO {schema}.durable_queue_limit AS l (queue, tokens, refilled_at)
+            VALUES (:queue, :starts, clock_timestamp())
+            ON CONFLICT (queue) DO UPDATE SET queue = l.queue
+            """;
+
+    // The limits of the queues that have a limit row, with the use the last pick left: tokens refilled up to now (at
+    // the rate given), the queue's executing rows; for /actuator/durable (docs/DESIGN.md, "Cluster-wide limits").
+    public static final String LIMIT_USE = """
+            /* durable: limit use */
+            SELECT (SELECT count(*) FROM {schema}.durable_instance e
+                    WHERE e.queue = :queue AND e.status = 'executing') AS executing,
+                   (SELECT CASE WHEN :starts > 0 THEN least(:starts::float8, l.tokens + greatest(0,
+                               extract(epoch FROM clock_timestamp() - l.refilled_at) * 1000) * :perMilli) END
+                    FROM {schema}.durable_queue_limit l WHERE l.queue = :queue) AS tokens,
+                   (SELECT count(*) FROM {schema}.durable_queue_limit_waiter w
+                    WHERE w.queue = :queue AND w.seen_at > clock_timestamp() - :waiterMs * interval '1 millisecond')
+                       AS waiting
+            """;
+
+    /**
+     * How long a node held back by a limit keeps its place among the waiters after its last pick: a node held back
+     * picks again within a poll interval (at most {@link #LONGEST_HELD_BACK_PAUSE}), so one not seen for this long
+     * no longer waits.
+     */
+    public static final Duration WAITER_LIFETIME = Duration.ofSeconds(2);
+    /** The longest pause of a poller whose last pick a limit held back. */
+    public static final Duration LONGEST_HELD_BACK_PAUSE = Duration.ofMillis(500);
 
     // One statement per tick for all of this node's claims. A node may hold two claims on one row at once (its own
     // stale claim, still running after the row was reaped, and its new one), so claims are told apart by token.
@@ -288,6 +391,10 @@ public final class ClaimRepository {
     private final History history;
     private final LiteralLimits pickSql;
     private final LiteralLimits pickOneSql;
+    private final LiteralLimits pickLimitedSql;
+    private final String lockLimitSql;
+    private final String limitUseSql;
+    private final TransactionTemplate limitedPick;
     private final String untilNextEligibleSql;
     private final String heartbeatSql;
     private final String stillClaimedSql;
@@ -301,6 +408,11 @@ public final class ClaimRepository {
         this.history = history;
         this.pickSql = new LiteralLimits(planning.qualify(PICK));
         this.pickOneSql = new LiteralLimits(planning.qualify(PICK_ONE));
+        this.pickLimitedSql = new LiteralLimits(planning.qualify(PICK_LIMITED));
+        this.lockLimitSql = planning.qualify(LOCK_LIMIT);
+        this.limitUseSql = planning.qualify(LIMIT_USE);
+        this.limitedPick = new TransactionTemplate(new DataSourceTransactionManager(planning.dataSource()));
+        this.limitedPick.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.untilNextEligibleSql = planning.qualify(UNTIL_NEXT_ELIGIBLE);
         this.heartbeatSql = planning.qualify(HEARTBEAT);
         this.stillClaimedSql = planning.qualify(STILL_CLAIMED);
@@ -326,6 +438,77 @@ public final class ClaimRepository {
             Duration lease) {
         return pick(pickSql.with(LiteralLimits.bucket(limit)), queue, machines, limit, owner, lease)
                 .query(ClaimedStep::read).list();
+    }
+
+    /**
+     * What a limited pick claimed, and what it saw of the limits.
+     *
+     * @param room      how many rows the limits let it claim (at most the rows asked for)
+     * @param tokens    the bucket's tokens before the pick took its own; null without a rate
+     * @param executing the queue's executing rows on all nodes before the pick; null without a concurrency limit
+     */
+    public record LimitedPick(List<ClaimedStep> rows, int room, @Nullable Double tokens, @Nullable Long executing) {
+
+        /** Whether the limits, not the lack of due rows, kept the pick from claiming all it asked for. */
+        public boolean heldBack(int asked) {
+            return room < asked && rows.size() >= room;
+        }
+    }
+
+    /**
+     * Claims up to {@code limit} runnable rows of {@code queue} for {@code owner} within the queue's cluster-wide
+     * {@code limits}, in one transaction of two statements: the lock of the queue's limit row, then the pick
+     * (docs/DESIGN.md, "Cluster-wide limits").
+     *
+     * @throws org.springframework.dao.DuplicateKeyException as {@link #pick}
+     */
+    public LimitedPick pickLimited(String queue, Map<String, List<Integer>> machines, int limit, String owner,
+            Duration lease, ClusterLimits limits) {
+        ClusterLimits.Rate rate = limits.rate();
+        int starts = rate == null ? 0 : rate.starts();
+        double perMilli = rate == null ? 0 : rate.perMilli();
+        Integer concurrency = limits.concurrency();
+        return Objects.requireNonNull(limitedPick.execute(status -> {
+            planning.hot().sql(lockLimitSql).param("queue", queue).param("starts", starts).update();
+            List<ClaimedStep> rows = new ArrayList<>();
+            int[] room = new int[1];
+            Double[] tokens = new Double[1];
+            Long[] executing = new Long[1];
+            pick(pickLimitedSql.with(LiteralLimits.bucket(limit)), queue, machines, limit, owner, lease)
+                    .param("starts", starts)
+                    .param("perMilli", perMilli)
+                    .param("concurrency", concurrency == null ? 0 : concurrency)
+                    .param("waiterMs", WAITER_LIFETIME.toMillis())
+                    .query(rs -> {
+                        room[0] = rs.getInt("limit_room");
+                        tokens[0] = (Double) rs.getObject("limit_tokens");
+                        executing[0] = (Long) rs.getObject("limit_executing");
+                        if (rs.getObject("id") != null) {
+                            rows.add(ClaimedStep.read(rs, rows.size()));
+                        }
+                    });
+            return new LimitedPick(rows, room[0], tokens[0], executing[0]);
+        }));
+    }
+
+    /**
+     * The use of a limited queue's limits now: its executing rows on all nodes, its tokens (null without a rate or
+     * before its first limited pick) and the nodes held back lately.
+     */
+    public LimitUse limitUse(String queue, ClusterLimits limits) {
+        ClusterLimits.Rate rate = limits.rate();
+        return planning.ordinary().sql(limitUseSql)
+                .param("queue", queue)
+                .param("starts", rate == null ? 0 : rate.starts())
+                .param("perMilli", rate == null ? 0 : rate.perMilli())
+                .param("waiterMs", WAITER_LIFETIME.toMillis())
+                .query((rs, n) -> new LimitUse(rs.getLong("executing"), (Double) rs.getObject("tokens"),
+                        rs.getInt("waiting")))
+                .single();
+    }
+
+    /** What {@link #limitUse} read. */
+    public record LimitUse(long executing, @Nullable Double tokens, int waiting) {
     }
 
     /** Claims runnable row {@code id} of {@code queue} for {@code owner} if it is due, as {@link #pick} would. */

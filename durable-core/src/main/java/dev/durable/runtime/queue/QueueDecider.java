@@ -139,9 +139,18 @@ final class QueueDecider<C extends HeldClaim> {
      * the next waiting row falls due, at most a poll interval if this pick found work, else until woken.
      */
     Decisions<C> picked(List<C> rows, int asked, long sentAt, long now) {
+        return picked(rows, asked, false, sentAt, now);
+    }
+
+    /**
+     * As {@link #picked(List, int, long, long)}; {@code heldBack}: a cluster-wide limit kept the pick from claiming all
+     * it asked for, so due rows wait as in a backlog: the claims that end make room for the next pick
+     * (docs/DESIGN.md, "Cluster-wide limits").
+     */
+    Decisions<C> picked(List<C> rows, int asked, boolean heldBack, long sentAt, long now) {
         Decisions<C> decisions = new Decisions<>();
         picking = false;
-        backlog = rows.size() == asked;
+        backlog = rows.size() == asked || heldBack;
         if (pickByProbe && rows.isEmpty()) {
             futilePauseNanos = futilePauseNanos == 0 ? pollIntervalNanos
                     : Math.min(futilePauseNanos * 2, AFTER_FUTILE_PICK_NANOS);

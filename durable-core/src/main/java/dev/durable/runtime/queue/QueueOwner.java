@@ -1,5 +1,6 @@
 package dev.durable.runtime.queue;
 
+import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.step.Claim;
 import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.support.BackgroundLoop;
@@ -10,9 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
@@ -61,9 +64,16 @@ public final class QueueOwner {
      * @param pollInterval how soon the poller looks again after a pick that found work
      * @param lease       the lease a pick takes
      * @param maxRetryBackoff the longest pause of the poller after failed picks
+     * @param limits      the queue's cluster-wide limits (docs/DESIGN.md, "Cluster-wide limits")
      */
     public record Settings(int concurrency, int batchSize, Duration batchWindow, Duration pollInterval,
-            Duration lease, Duration maxRetryBackoff) {
+            Duration lease, Duration maxRetryBackoff, ClusterLimits limits) {
+
+        /** Settings of a queue without cluster-wide limits. */
+        public Settings(int concurrency, int batchSize, Duration batchWindow, Duration pollInterval, Duration lease,
+                Duration maxRetryBackoff) {
+            this(concurrency, batchSize, batchWindow, pollInterval, lease, maxRetryBackoff, ClusterLimits.NONE);
+        }
     }
 
     /** Whether the node may pick now: the deploy check may hold it back ({@code DeployGuard}). */
@@ -80,6 +90,14 @@ public final class QueueOwner {
     private final EngineEvents events;
     private final Gate gate;
     private final BackgroundLoop poller;
+    private final ClusterLimits limits;
+    /** Whether the queue has cluster-wide limits: its picks lock its limit row, its rows never claim themselves. */
+    private final boolean limited;
+    private final Duration heldBackPause;
+    /** Picks a limit held back; what the last limited pick saw (the queue's executing rows, the bucket's tokens). */
+    private final AtomicLong heldBack = new AtomicLong();
+    private volatile @Nullable Long lastExecuting;
+    private volatile @Nullable Double lastTokens;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition noClaims = lock.newCondition();
     private final QueueDecider<RunningStep> decider;
@@ -106,6 +124,10 @@ public final class QueueOwner {
                 settings.pollInterval());
         this.poller = new BackgroundLoop("durable-poller-" + name, this::pollOnce, lifecycle, events,
                 settings.maxRetryBackoff());
+        this.limits = settings.limits();
+        this.limited = limits.any();
+        this.heldBackPause = settings.pollInterval().compareTo(ClaimRepository.LONGEST_HELD_BACK_PAUSE) < 0
+                ? settings.pollInterval() : ClaimRepository.LONGEST_HELD_BACK_PAUSE;
     }
 
     public String name() {
@@ -238,6 +260,9 @@ public final class QueueOwner {
      * as the decider allows ({@link QueueDecider#promise}).
      */
     boolean promise(String machine, int version) {
+        if (limited) {
+            return false; // only a pick, under the queue's limit row, may claim a limited queue's rows
+        }
         List<Integer> versions = machines.get(machine);
         if (versions == null || !versions.contains(version) || !gate.allowsPicking()) {
             return false;
@@ -365,8 +390,15 @@ public final class QueueOwner {
         }
         long sent = System.nanoTime();
         List<ClaimedStep> rows;
+        Duration heldBackFor = null;
         try {
-            rows = pick(poll.limit());
+            if (limited) {
+                ClaimRepository.LimitedPick limitedPick = pickLimited(poll.limit());
+                rows = limitedPick.rows();
+                heldBackFor = heldBackFor(limitedPick, poll.limit());
+            } else {
+                rows = pick(poll.limit());
+            }
         } catch (RuntimeException e) {
             lock.lock();
             try {
@@ -386,12 +418,17 @@ public final class QueueOwner {
         Decisions<RunningStep> decisions;
         lock.lock();
         try {
-            decisions = decider.picked(claimed, poll.limit(), sent, System.nanoTime());
+            decisions = decider.picked(claimed, poll.limit(), heldBackFor != null, sent, System.nanoTime());
             published();
         } finally {
             lock.unlock();
         }
         apply(decisions);
+        if (heldBackFor != null) {
+            // A limit held the pick back: the poller looks again soon, whatever woke it or not (the room it waits for
+            // is freed by other nodes, which do not wake it), and so keeps its place among the limit's waiters.
+            return heldBackFor;
+        }
         Decisions.Poll next = decisions.poll();
         if (next == null || !next.untilNextDue()) {
             return next == null ? Duration.ZERO : Duration.ofNanos(next.pauseNanos());
@@ -413,6 +450,41 @@ public final class QueueOwner {
                 }
             }
         }
+    }
+
+    private ClaimRepository.LimitedPick pickLimited(int limit) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return claims.pickLimited(name, machines, limit, nodeId, lease, limits);
+            } catch (DuplicateKeyException e) {
+                if (attempt >= PARTITION_RACE_RETRIES) {
+                    log.debug("Pick of queue {} kept racing on partition keys; next poll retries", name);
+                    return new ClaimRepository.LimitedPick(List.of(), 0, lastTokens, lastExecuting);
+                }
+            }
+        }
+    }
+
+    /**
+     * How long the poller pauses after a limited pick: null when no limit held it back; else until the bucket holds a
+     * whole token (a rate), at most a poll interval and {@link ClaimRepository#LONGEST_HELD_BACK_PAUSE}.
+     */
+    private @Nullable Duration heldBackFor(ClaimRepository.LimitedPick pick, int asked) {
+        lastExecuting = pick.executing();
+        lastTokens = pick.tokens() == null ? null : pick.tokens() - pick.rows().size();
+        if (!pick.heldBack(asked)) {
+            return null;
+        }
+        heldBack.incrementAndGet();
+        events.heldBack(name);
+        Double tokens = lastTokens;
+        ClusterLimits.Rate rate = limits.rate();
+        if (rate != null && tokens != null && tokens < 1 && (pick.executing() == null
+                || pick.executing() + pick.rows().size() < limits.concurrency())) {
+            long untilToken = (long) Math.ceil((1 - tokens) / rate.perMilli());
+            return Duration.ofMillis(Math.max(1, Math.min(untilToken, heldBackPause.toMillis())));
+        }
+        return heldBackPause;
     }
 
     // ---- Carrying out decisions, outside the lock
@@ -467,6 +539,31 @@ public final class QueueOwner {
     }
 
     // ---- What the node's views read
+
+    /** The queue's cluster-wide limits; {@link ClusterLimits#NONE} when it has none. */
+    public ClusterLimits limits() {
+        return limits;
+    }
+
+    /** Whether an inline chain may go on with its next step without a pick: not when a rate counts step starts. */
+    boolean continuesInline() {
+        return limits.rate() == null;
+    }
+
+    /** How many of this node's picks a cluster-wide limit held back since the node started. */
+    public long heldBack() {
+        return heldBack.get();
+    }
+
+    /** The queue's executing rows on all nodes that this node's last limited pick counted; null if none counted. */
+    public @Nullable Long lastExecuting() {
+        return lastExecuting;
+    }
+
+    /** The tokens this node's last limited pick left in the bucket; null without a rate or before the first. */
+    public @Nullable Double lastTokens() {
+        return lastTokens;
+    }
 
     /**
      * Rows this node holds for the queue (waiting, being checked, running, committing, or being handed back), and the

@@ -206,7 +206,7 @@ public final class StepExecutor {
         cancel(timeout);
         Transition transition = ending.transition()
                 .took(Duration.ofNanos(System.nanoTime() - step.startedNanos()).toMillis(), traceLink);
-        boolean mayContinue = inline && step.inlineSteps() < MAX_INLINE_STEPS
+        boolean mayContinue = inline && step.inlineSteps() < MAX_INLINE_STEPS && step.owner().continuesInline()
                 && transition.kind() == Outcome.Kind.NEXT && transition.delayMillis() == 0 && transition.at() == null
                 && !step.isZombie();
         step.detach();

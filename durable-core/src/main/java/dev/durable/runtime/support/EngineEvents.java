@@ -34,6 +34,11 @@ public final class EngineEvents {
         tell(() -> listener.picked(queue, count));
     }
 
+    /** A cluster-wide limit held a pick of {@code queue} back. */
+    public void heldBack(String queue) {
+        tell(() -> listener.heldBack(queue));
+    }
+
     public void stepFinished(StepEvent event) {
         stats.stepsFinished.increment();
         switch (event.fate()) {

@@ -1,6 +1,7 @@
 package dev.durable.runtime.support;
 
 import dev.durable.jdbc.DurableSchema;
+import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.InvalidSettingException;
 import java.time.Duration;
@@ -84,6 +85,17 @@ public final class SettingsChecks {
             if (queue.batchSize() < 1) {
                 throw new InvalidSettingException("queues." + name + ".batchSize",
                         "must be at least 1, was " + queue.batchSize());
+            }
+            Integer limit = queue.limits().concurrency();
+            if (limit != null && limit < 1) {
+                throw new InvalidSettingException("queues." + name + ".clusterConcurrency",
+                        "must be at least 1 (leave it unset for no limit), was " + limit);
+            }
+            ClusterLimits.Rate rate = queue.limits().rate();
+            if (rate != null && (rate.starts() < 1 || rate.window().toMillis() < 1)) {
+                throw new InvalidSettingException("queues." + name + ".clusterRate",
+                        "must allow at least 1 start per window of at least 1 ms (leave it unset for no limit), was "
+                                + rate.starts() + " per " + rate.window());
             }
         });
     }

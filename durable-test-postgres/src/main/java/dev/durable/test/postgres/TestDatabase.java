@@ -26,9 +26,10 @@ public final class TestDatabase {
      * delivery locks the instance, then inserts the signal; a pick claims instances, then consumes their signals),
      * a node before its machines (a registration inserts the node, then its machine versions); the history's counts
      * by minute last, locked only by the history rollup, which reads the history first. Emptied with the history, so
-     * that the counts never cover entries a test no longer has.
+     * that the counts never cover entries a test no longer has. A queue's limit rows first: a limited pick locks its
+     * queue's row before it claims instances.
      */
-    static final List<String> TABLES = List.of("durable_instance", "durable_signal", "durable_schedule",
+    static final List<String> TABLES = List.of("durable_queue_limit", "durable_queue_limit_waiter", "durable_instance", "durable_signal", "durable_schedule",
             "durable_history", "durable_node", "durable_node_machine", "durable_history_minute",
             "durable_history_rollup");
 

@@ -181,5 +181,7 @@ class TestDatabaseTest {
         jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_history (id bigserial PRIMARY KEY, instance_id bigint)");
         jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_history_minute (machine text)");
         jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_history_rollup (rolled_until timestamptz)");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_queue_limit (queue text PRIMARY KEY)");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".durable_queue_limit_waiter (queue text, node text)");
     }
 }
