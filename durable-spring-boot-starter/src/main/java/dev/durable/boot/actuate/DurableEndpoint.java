@@ -19,6 +19,7 @@ import dev.durable.TargetCheck;
 import dev.durable.WaitReason;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DeployCheck;
+import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineStats;
 import dev.durable.runtime.NodeState;
@@ -149,9 +150,15 @@ public class DurableEndpoint {
         Set<String> names = new TreeSet<>(local.keySet());
         names.addAll(summaries.keySet());
         names.addAll(counts.queues());
+        Map<String, DurableEngine.LimitStatus> limits = Map.of();
+        try {
+            limits = engine.limits();
+        } catch (DataAccessException e) {
+            summaryError = summaryError != null ? summaryError : e.getClass().getName() + ": " + e.getMessage();
+        }
         Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
         for (String name : names) {
-            queues.put(name, describe(summaries.get(name), counts.queue(name), local.get(name)));
+            queues.put(name, describe(summaries.get(name), counts.queue(name), local.get(name), limits.get(name)));
         }
         List<StrandedDescriptor> stranded = engine.stranded().stream()
                 .map(s -> new StrandedDescriptor(s.machine(), s.version(), s.waiting(), s.since()))
@@ -387,7 +394,7 @@ public class DurableEndpoint {
         } catch (DataAccessException e) {
             // the pause or resume took effect; the counts are just not available now
         }
-        return describe(summary, counts, engine.queues().get(queue));
+        return describe(summary, counts, engine.queues().get(queue), engine.limits().get(queue));
     }
 
     /**
@@ -578,7 +585,7 @@ public class DurableEndpoint {
 
     /** A queue: its {@code summary} (counts by status), its live {@code counts} and this node's view of it. */
     private static QueueDescriptor describe(@Nullable QueueSummary summary, InstanceCounts counts,
-            DurableEngine.@Nullable QueueStatus local) {
+            DurableEngine.@Nullable QueueStatus local, DurableEngine.@Nullable LimitStatus limit) {
         Map<String, Long> byStatus = new LinkedHashMap<>();
         for (InstanceStatus status : InstanceStatus.values()) {
             byStatus.put(status.label(), summary == null ? 0L : summary.count(status));
@@ -589,7 +596,15 @@ public class DurableEndpoint {
         return new QueueDescriptor(byStatus, summary == null ? null : summary.oldestRunnableAge(),
                 summary == null ? 0 : summary.expiredLeases(), local == null ? 0 : local.concurrency(),
                 local == null ? 0 : local.claims(), local != null && local.paused(),
-                local != null && local.active(), labels(counts.byReason()), machines);
+                local != null && local.active(), labels(counts.byReason()), machines,
+                limit == null ? null : describe(limit));
+    }
+
+    private static LimitsDescriptor describe(DurableEngine.LimitStatus limit) {
+        ClusterLimits.Rate rate = limit.limits().rate();
+        return new LimitsDescriptor(limit.limits().concurrency(), rate == null ? null : rate.starts(),
+                rate == null ? null : rate.window(), limit.executing(), limit.tokens(), limit.waiting(),
+                limit.heldBack());
     }
 
     /** Counts by reason, keyed by the reasons' labels, in the reasons' order. */
@@ -746,10 +761,29 @@ public class DurableEndpoint {
      *                           (docs/DESIGN.md, "Counting instances"), read by a second statement right after
      *                           {@code counts}
      * @param machines           the same per machine version, for each that has such instances on the queue
+     * @param limits             the queue's cluster-wide limits as this node has them, and their use now; {@code null}
+     *                           when this node sets none (docs/DESIGN.md, "Cluster-wide limits")
      */
     public record QueueDescriptor(Map<String, Long> counts, @Nullable Duration oldestRunnableAge, long expiredLeases,
             int concurrency, int claims, boolean paused, boolean polled, Map<String, Long> reasons,
-            List<MachineCountsDescriptor> machines) implements OperationResponseBody {
+            List<MachineCountsDescriptor> machines, @Nullable LimitsDescriptor limits)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * A queue's cluster-wide limits and their use now.
+     *
+     * @param concurrency  at most this many of its steps executing at once on all nodes; {@code null}: no limit
+     * @param rateStarts   at most this many step starts per {@code rateWindow}; {@code null}: no rate
+     * @param rateWindow   the rate's window
+     * @param executing    its executing rows on all nodes now
+     * @param tokens       the starts its bucket allows now; {@code null} without a rate or before its first pick
+     * @param waiting      the nodes its limits held back lately, waiting for room
+     * @param heldBack     this node's picks its limits held back since the node started
+     */
+    public record LimitsDescriptor(@Nullable Integer concurrency, @Nullable Integer rateStarts,
+            @Nullable Duration rateWindow, @Nullable Long executing, @Nullable Double tokens, int waiting,
+            long heldBack) {
     }
 
     /**

@@ -64,6 +64,11 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code durable.claims}, {@code durable.zombies}</td><td>gauges</td><td></td></tr>
  *   <tr><td>{@code durable.queue.concurrency}, {@code durable.queue.claims}</td><td>gauges (this node)</td>
  *       <td>queue</td></tr>
+ *   <tr><td>{@code durable.queue.cluster.executing}, {@code durable.queue.cluster.tokens}</td><td>gauges (as this
+ *       node's last limited pick saw them; a queue with cluster-wide limits only, the tokens with a rate only)</td>
+ *       <td>queue</td></tr>
+ *   <tr><td>{@code durable.queue.held.back}</td><td>counter (a queue with cluster-wide limits only)</td><td>queue:
+ *       this node's picks that the limits held back</td></tr>
  *   <tr><td>{@code durable.queue.depth}</td><td>gauge (database)</td><td>queue, status: runnable, executing,
  *       awaiting_signal, suspended, failed (not done and cancelled: history is no depth, and only a scan counts
  *       it)</td>
@@ -178,6 +183,23 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
                     .register(registry);
             Gauge.builder("durable.queue.claims", engine, e -> localQueue(e, queue, false))
                     .description("Steps of the queue running on this node").tag("queue", queue).register(registry);
+        });
+        // The cluster-wide limits of the queues that have any (docs/DESIGN.md, "Cluster-wide limits"): as this
+        // node's last limited pick saw them, so a scrape never queries the database.
+        engine.limitsSeen().forEach((queue, limit) -> {
+            Gauge.builder("durable.queue.cluster.executing", engine, e -> limitSeen(e, queue, true))
+                    .description("Steps of the queue executing on all nodes, as this node's last pick counted them")
+                    .tag("queue", queue).register(registry);
+            if (limit.limits().rate() != null) {
+                Gauge.builder("durable.queue.cluster.tokens", engine, e -> limitSeen(e, queue, false))
+                        .description("Step starts the queue's rate allowed after this node's last pick")
+                        .tag("queue", queue).register(registry);
+            }
+            FunctionCounter.builder("durable.queue.held.back", engine, e -> {
+                DurableEngine.LimitStatus status = e.limitsSeen().get(queue);
+                return status == null ? 0 : status.heldBack();
+            }).description("Picks of this node that the queue's cluster-wide limits held back").tag("queue", queue)
+                    .register(registry);
         });
         if (targets != null) {
             bindTargets(registry, targets);
@@ -302,6 +324,12 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
     private static void counter(MeterRegistry registry, String name, String description, EngineStats stats,
             ToDoubleFunction<EngineStats> count, Tags tags) {
         FunctionCounter.builder(name, stats, count).description(description).tags(tags).register(registry);
+    }
+
+    private static double limitSeen(DurableEngine engine, String queue, boolean executing) {
+        DurableEngine.LimitStatus status = engine.limitsSeen().get(queue);
+        Number value = status == null ? null : executing ? status.executing() : status.tokens();
+        return value == null ? Double.NaN : value.doubleValue();
     }
 
     private static double localQueue(DurableEngine engine, String queue, boolean concurrency) {

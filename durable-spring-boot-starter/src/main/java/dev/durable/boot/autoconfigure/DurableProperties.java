@@ -356,12 +356,37 @@ public final class DurableProperties {
         /** The queue's target (docs/DESIGN.md, "Targets"). */
         private final QueueTargets targets;
 
+        /**
+         * At most this many of the queue's steps executing at once on all nodes together (claimed rows: waiting for a
+         * slot, running or committing); every node that works the queue must set the same. Default: no limit
+         * (docs/DESIGN.md, "Cluster-wide limits").
+         */
+        private final @Nullable Integer clusterConcurrency;
+
+        /**
+         * At most this many of the queue's steps started per window on all nodes together, as {@code
+         * <starts>/<window>} (e.g. {@code 200/1s}, {@code 50/100ms}): a token bucket of that many starts, refilled on
+         * the database's clock; every node that works the queue must set the same. Default: no limit.
+         */
+        private final @Nullable String clusterRate;
+
         public Queue(@DefaultValue("" + QueueSettings.DEFAULT_CONCURRENCY) int concurrency,
                 @DefaultValue("" + QueueSettings.DEFAULT_BATCH_SIZE) int batchSize,
-                @DefaultValue QueueTargets targets) {
+                @DefaultValue QueueTargets targets, @Nullable Integer clusterConcurrency,
+                @Nullable String clusterRate) {
             this.concurrency = concurrency;
             this.batchSize = batchSize;
             this.targets = targets;
+            this.clusterConcurrency = clusterConcurrency;
+            this.clusterRate = clusterRate;
+        }
+
+        public @Nullable Integer getClusterConcurrency() {
+            return clusterConcurrency;
+        }
+
+        public @Nullable String getClusterRate() {
+            return clusterRate;
         }
 
         public QueueTargets getTargets() {

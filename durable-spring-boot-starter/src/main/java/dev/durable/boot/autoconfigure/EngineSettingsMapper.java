@@ -5,6 +5,7 @@ import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.machine.RetryPolicy;
 import dev.durable.runtime.EngineSettings;
+import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.InvalidSettingException;
 import dev.durable.runtime.QueueSettings;
 import java.time.Duration;
@@ -99,8 +100,27 @@ final class EngineSettingsMapper {
         MAPPINGS.forEach(mapping -> mapping.applyTo(settings, properties));
         settings.retryPolicy(retryPolicy(properties));
         properties.getQueues().forEach((name, queue) ->
-                settings.queue(name, new QueueSettings(queue.getConcurrency(), queue.getBatchSize())));
+                settings.queue(name, new QueueSettings(queue.getConcurrency(), queue.getBatchSize(), limits(name,
+                        queue))));
         return settings;
+    }
+
+    /**
+     * The queue's cluster-wide limits, from {@code cluster-concurrency} and {@code cluster-rate}.
+     *
+     * @throws InvalidSettingException naming a malformed rate as {@code queues.<name>.clusterRate}
+     */
+    private static ClusterLimits limits(String name, DurableProperties.Queue queue) {
+        String rate = queue.getClusterRate();
+        if (queue.getClusterConcurrency() == null && rate == null) {
+            return ClusterLimits.NONE;
+        }
+        try {
+            return new ClusterLimits(queue.getClusterConcurrency(),
+                    rate == null ? null : ClusterLimits.Rate.parse(rate));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSettingException("queues." + name + ".clusterRate", String.valueOf(e.getMessage()));
+        }
     }
 
     /**
@@ -169,7 +189,8 @@ final class EngineSettingsMapper {
         if (setting.startsWith("queues.")) {
             String rest = setting.substring("queues.".length());
             int dot = rest.lastIndexOf('.');
-            if (dot > 0 && (rest.endsWith(".concurrency") || rest.endsWith(".batchSize"))) {
+            if (dot > 0 && (rest.endsWith(".concurrency") || rest.endsWith(".batchSize")
+                    || rest.endsWith(".clusterConcurrency") || rest.endsWith(".clusterRate"))) {
                 return "durable.queues." + rest.substring(0, dot) + "." + kebab(rest.substring(dot + 1));
             }
             return "durable.queues." + rest;
@@ -196,6 +217,8 @@ final class EngineSettingsMapper {
         properties.getQueues().forEach((name, queue) -> {
             values.put("durable.queues." + name + ".concurrency", queue.getConcurrency());
             values.put("durable.queues." + name + ".batch-size", queue.getBatchSize());
+            values.put("durable.queues." + name + ".cluster-concurrency", queue.getClusterConcurrency());
+            values.put("durable.queues." + name + ".cluster-rate", queue.getClusterRate());
         });
         DurableProperties.Retry retry = properties.getRetry();
         values.put("durable.retry.max-attempts", retry.getMaxAttempts());

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.durable.DurableClient;
 import dev.durable.HistoryEntry;
+import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.EngineSettings;
 import dev.durable.runtime.QueueSettings;
@@ -249,6 +250,30 @@ class DurablePropertiesTest {
                 .withPropertyValues("durable.queues.default.concurrency=-1")
                 .run(context -> assertStartupFailure(context, InvalidDurablePropertyException.class,
                         "property 'durable.queues.default.concurrency' (value '-1')", "must not be negative"));
+    }
+
+    @Test
+    void clusterWideLimitsAreBoundAndABadOneFailsStartupNamingItsProperty() {
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.queues.default.cluster-concurrency=5",
+                        "durable.queues.default.cluster-rate=2000/1s")
+                .run(context -> {
+                    DurableEngine engine = context.getBean(DurableEngine.class);
+                    assertThat(engine.settings().queue("default").limits()).isEqualTo(new ClusterLimits(5,
+                            new ClusterLimits.Rate(2000, Duration.ofSeconds(1))));
+                    assertThat(engine.limitsSeen()).containsOnlyKeys("default");
+                });
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .run(context -> assertThat(context.getBean(DurableEngine.class).settings().queue("default").limits())
+                        .isEqualTo(ClusterLimits.NONE));
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.queues.default.cluster-concurrency=0")
+                .run(context -> assertStartupFailure(context, InvalidDurablePropertyException.class,
+                        "property 'durable.queues.default.cluster-concurrency' (value '0')", "must be at least 1"));
+        runner.withUserConfiguration(TestMachines.Greeter.class)
+                .withPropertyValues("durable.queues.default.cluster-rate=lots")
+                .run(context -> assertStartupFailure(context, InvalidDurablePropertyException.class,
+                        "property 'durable.queues.default.cluster-rate' (value 'lots')", "'lots' is not a rate"));
     }
 
     @Test
