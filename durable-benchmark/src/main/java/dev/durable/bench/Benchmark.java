@@ -9,6 +9,7 @@ import dev.durable.StartRequest;
 import dev.durable.jdbc.DurableSchema;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.DurableListener;
@@ -143,8 +144,15 @@ public final class Benchmark {
     private static final int INVENTORY_ROWS = Integer.getInteger("bench.inventoryRows", 1_000_000);
     /** Timed repetitions of the report and of the check in (v). */
     private static final int INVENTORY_REPEATS = 5;
+    /**
+     * The cluster-wide limits of the throughput scenarios' queue (docs/DESIGN.md, "Cluster-wide limits"): none unless
+     * {@code bench.clusterConcurrency} (K) or {@code bench.clusterRate} (e.g. {@code 2000/1s}) is set.
+     */
+    private static final ClusterLimits LIMITS = new ClusterLimits(Integer.getInteger("bench.clusterConcurrency"),
+            System.getProperty("bench.clusterRate") == null ? null
+                    : ClusterLimits.Rate.parse(System.getProperty("bench.clusterRate")));
     /** The queue of the throughput scenarios. */
-    private static final QueueSettings QUEUE = new QueueSettings(CONCURRENCY, BATCH);
+    private static final QueueSettings QUEUE = new QueueSettings(CONCURRENCY, BATCH, LIMITS);
 
     record Sample(int index) {
     }
@@ -1800,7 +1808,7 @@ public final class Benchmark {
                 + jdbc.queryForObject("SELECT version()", String.class) + " (" + postgres.source() + ")");
         note("synchronous_commit=" + jdbc.queryForObject("SHOW synchronous_commit", String.class) + " fsync="
                 + jdbc.queryForObject("SHOW fsync", String.class) + "; n=" + N + " concurrency=" + CONCURRENCY
-                + " batch=" + BATCH + " observations=" + OBSERVATIONS);
+                + " batch=" + BATCH + " observations=" + OBSERVATIONS + " cluster_limits=" + LIMITS);
     }
 
     private void reportLatency(String name, long[] sent, long[] started) {
