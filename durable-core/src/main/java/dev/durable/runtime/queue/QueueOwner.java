@@ -459,7 +459,7 @@ public final class QueueOwner {
             } catch (DuplicateKeyException e) {
                 if (attempt >= PARTITION_RACE_RETRIES) {
                     log.debug("Pick of queue {} kept racing on partition keys; next poll retries", name);
-                    return new ClaimRepository.LimitedPick(List.of(), 0, lastTokens, lastExecuting);
+                    return new ClaimRepository.LimitedPick(List.of(), limit, lastTokens, lastExecuting); // not held
                 }
             }
         }
