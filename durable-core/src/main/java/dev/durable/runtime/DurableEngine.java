@@ -180,9 +180,8 @@ public final class DurableEngine implements AutoCloseable {
         QueueOwner.Gate gate = movableClock ? () -> !picksHeld.get() && deployGuard.allowsPicking() : deployGuard;
         settings.queues().forEach((name, queue) -> owners.add(new QueueOwner(name, new QueueOwner.Settings(
                 queue.concurrency(), queue.batchSize(), settings.batchWindow(), settings.pollInterval(),
-                settings.leaseTtl(), settings.maxRetryBackoff(), queue.limits()),
-                NodeMachines.versionsOnQueue(machines, name),
-                nodeId, claims, executor, events, lifecycle, gate)));
+                settings.leaseTtl(), settings.maxRetryBackoff(), queue.limits()), NodeMachines.versionsOnQueue(machines,
+                name), nodeId, claims, executor, events, lifecycle, gate)));
         this.heartbeat = new Heartbeat(claims, new FamilyRepository(planning), owners, settings.leaseTtl(),
                 settings.heartbeatInterval());
         this.reaper = new Reaper(claims, planning, events, owners, new Reaper.Settings(settings.leaseTtl(),
@@ -308,8 +307,7 @@ public final class DurableEngine implements AutoCloseable {
 
     /**
      * Refuses to start, before anything is written, against a schema newer than this code (a rollback past a schema
-     * upgrade: docs/DESIGN.md, "Data model"). A database that cannot answer only makes it log, like the rest of the
-     * start.
+     * upgrade: docs/DESIGN.md, "Data model"). A database that cannot answer only makes it log, as the whole start does.
      */
     private void requireKnownSchemaVersion() {
         try {
@@ -421,40 +419,8 @@ public final class DurableEngine implements AutoCloseable {
     /** This node's view of its queues, by name. */
     public Map<String, QueueStatus> queues() {
         Map<String, QueueStatus> status = new TreeMap<>();
-        owners.all().forEach((name, queue) -> status.put(name,
-                new QueueStatus(name, queue.concurrency(), queue.claims(), queue.isPaused(), queue.isActive())));
-        return status;
-    }
-
-    /**
-     * The cluster-wide limits of this node's queues that have any, with their use as the database says now: the
-     * queue's executing rows on all nodes, the tokens of its bucket and the nodes its limits held back lately; one
-     * statement per limited queue (docs/DESIGN.md, "Cluster-wide limits").
-     */
-    public Map<String, LimitStatus> limits() {
-        Map<String, LimitStatus> status = new TreeMap<>();
-        owners.all().forEach((name, queue) -> {
-            if (queue.limits().any()) {
-                ClaimRepository.LimitUse use = claims.limitUse(name, queue.limits());
-                status.put(name, new LimitStatus(name, queue.limits(), queue.heldBack(), use.executing(),
-                        use.tokens(), use.waiting()));
-            }
-        });
-        return status;
-    }
-
-    /**
-     * The cluster-wide limits of this node's queues that have any, with their use as this node's last limited pick
-     * saw it, without asking the database ({@link LimitStatus#waiting()} is 0): for meters.
-     */
-    public Map<String, LimitStatus> limitsSeen() {
-        Map<String, LimitStatus> status = new TreeMap<>();
-        owners.all().forEach((name, queue) -> {
-            if (queue.limits().any()) {
-                status.put(name, new LimitStatus(name, queue.limits(), queue.heldBack(), queue.lastExecuting(),
-                        queue.lastTokens(), 0));
-            }
-        });
+        owners.all().forEach((name, queue) -> status.put(name, new QueueStatus(name, queue.concurrency(),
+                queue.claims(), queue.isPaused(), queue.isActive(), queue.limitStatus())));
         return status;
     }
 
@@ -474,8 +440,7 @@ public final class DurableEngine implements AutoCloseable {
 
     /**
      * Runs the reaper now, on the calling thread, and then the watch for stranded instances and the deploy check's
-     * turn; returns how many claims it returned to runnable. A hook for tests, which reach it from this package (it is
-     * not API).
+     * turn; returns how many claims it returned to runnable. A hook for tests, from this package (it is not API).
      */
     long reapNow() {
         long before = stats.reaped();
@@ -568,20 +533,10 @@ public final class DurableEngine implements AutoCloseable {
      * This node's view of one queue.
      *
      * @param active whether this node polls it (it has slots and registered machines on it)
+     * @param limits its cluster-wide limits, as this node's last pick saw their use; null when it has none
      */
-    public record QueueStatus(String name, int concurrency, int claims, boolean paused, boolean active) {
-    }
-
-    /**
-     * The cluster-wide limits of one queue and their use.
-     *
-     * @param heldBack  how many of this node's picks of the queue the limits held back since it started
-     * @param executing the queue's executing rows on all nodes; null when not known (no pick counted them yet)
-     * @param tokens    the tokens in the queue's bucket; null without a rate, or before its first limited pick
-     * @param waiting   the nodes the limits held back lately, waiting for room
-     */
-    public record LimitStatus(String queue, ClusterLimits limits, long heldBack, @Nullable Long executing,
-            @Nullable Double tokens, int waiting) {
+    public record QueueStatus(String name, int concurrency, int claims, boolean paused, boolean active,
+            @Nullable LimitStatus limits) {
     }
 
     /** Builds a {@link DurableEngine}. */

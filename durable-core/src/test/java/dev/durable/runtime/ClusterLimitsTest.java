@@ -197,7 +197,8 @@ class ClusterLimitsTest {
         // runs a fair part, whatever its slots.
         assertThat(byNode.getOrDefault(few.nodeId(), 0L)).as("%s", byNode).isGreaterThanOrEqualTo(75);
         assertThat(byNode.getOrDefault(many.nodeId(), 0L)).as("%s", byNode).isGreaterThanOrEqualTo(75);
-        assertThat(many.limitsSeen().get(QUEUE).heldBack() + few.limits().get(QUEUE).heldBack()).isPositive();
+        assertThat(many.queues().get(QUEUE).limits().heldBack() + few.queues().get(QUEUE).limits().heldBack())
+                .isPositive();
     }
 
     @Test
@@ -226,7 +227,7 @@ class ClusterLimitsTest {
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> inUserCode.get() == 4);
         DurableEngine few = node("few", 4, four, machine);
-        await().atMost(Duration.ofSeconds(10)).until(() -> few.limitsSeen().get(QUEUE).heldBack() > 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> few.queues().get(QUEUE).limits().heldBack() > 0);
 
         // Each end of a step of many's frees room that many's own poller, woken by the end, would take at once; few
         // only looks every poll interval. One step ends at a time.

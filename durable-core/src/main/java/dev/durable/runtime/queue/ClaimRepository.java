@@ -1,6 +1,5 @@
 package dev.durable.runtime.queue;
 
-import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.jdbc.History;
 import dev.durable.runtime.jdbc.LiteralLimits;
 import dev.durable.runtime.jdbc.StatementPlanning;
@@ -15,14 +14,10 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.SqlArrayValue;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The SQL of a claim's life apart from its outcome: the pick that makes claims ({@link QueueOwner}), the heartbeat
@@ -178,41 +173,6 @@ public final class ClaimRepository {
             .get("pick one");
     public static final String PICK_LIMITED = StatementVariants.render(PICKS, "pick", "pick one", "pick limited")
             .get("pick limited");
-
-    // The first statement of a limited pick's transaction (docs/DESIGN.md, "Cluster-wide limits"): locks the queue's
-    // limit row, written at the queue's first limited pick with a full bucket. A row lock, released at the commit: no
-    // session state, so a pooler in transaction mode keeps working. The pick that follows reads the executing rows in
-    // a snapshot taken once the lock is held: in one statement, the count would come from a snapshot taken before the
-    // wait, and miss what the pick that held the lock had claimed.
-    public static final String LOCK_LIMIT = """
-            /* durable: lock limit */
-            INSERT INTO {schema}.durable_queue_limit AS l (queue, tokens, refilled_at)
-            VALUES (:queue, :starts, clock_timestamp())
-            ON CONFLICT (queue) DO UPDATE SET queue = l.queue
-            """;
-
-    // The limits of the queues that have a limit row, with the use the last pick left: tokens refilled up to now (at
-    // the rate given), the queue's executing rows; for /actuator/durable (docs/DESIGN.md, "Cluster-wide limits").
-    public static final String LIMIT_USE = """
-            /* durable: limit use */
-            SELECT (SELECT count(*) FROM {schema}.durable_instance e
-                    WHERE e.queue = :queue AND e.status = 'executing') AS executing,
-                   (SELECT CASE WHEN :starts > 0 THEN least(:starts::float8, l.tokens + greatest(0,
-                               extract(epoch FROM clock_timestamp() - l.refilled_at) * 1000) * :perMilli) END
-                    FROM {schema}.durable_queue_limit l WHERE l.queue = :queue) AS tokens,
-                   (SELECT count(*) FROM {schema}.durable_queue_limit_waiter w
-                    WHERE w.queue = :queue AND w.seen_at > clock_timestamp() - :waiterMs * interval '1 millisecond')
-                       AS waiting
-            """;
-
-    /**
-     * How long a node held back by a limit keeps its place among the waiters after its last pick: a node held back
-     * picks again within a poll interval (at most {@link #LONGEST_HELD_BACK_PAUSE}), so one not seen for this long
-     * no longer waits.
-     */
-    public static final Duration WAITER_LIFETIME = Duration.ofSeconds(2);
-    /** The longest pause of a poller whose last pick a limit held back. */
-    public static final Duration LONGEST_HELD_BACK_PAUSE = Duration.ofMillis(500);
 
     // One statement per tick for all of this node's claims. A node may hold two claims on one row at once (its own
     // stale claim, still running after the row was reaped, and its new one), so claims are told apart by token.
@@ -391,10 +351,7 @@ public final class ClaimRepository {
     private final History history;
     private final LiteralLimits pickSql;
     private final LiteralLimits pickOneSql;
-    private final LiteralLimits pickLimitedSql;
-    private final String lockLimitSql;
-    private final String limitUseSql;
-    private final TransactionTemplate limitedPick;
+    private final LimitRepository limits;
     private final String untilNextEligibleSql;
     private final String heartbeatSql;
     private final String stillClaimedSql;
@@ -408,11 +365,7 @@ public final class ClaimRepository {
         this.history = history;
         this.pickSql = new LiteralLimits(planning.qualify(PICK));
         this.pickOneSql = new LiteralLimits(planning.qualify(PICK_ONE));
-        this.pickLimitedSql = new LiteralLimits(planning.qualify(PICK_LIMITED));
-        this.lockLimitSql = planning.qualify(LOCK_LIMIT);
-        this.limitUseSql = planning.qualify(LIMIT_USE);
-        this.limitedPick = new TransactionTemplate(new DataSourceTransactionManager(planning.dataSource()));
-        this.limitedPick.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.limits = new LimitRepository(planning, this);
         this.untilNextEligibleSql = planning.qualify(UNTIL_NEXT_ELIGIBLE);
         this.heartbeatSql = planning.qualify(HEARTBEAT);
         this.stillClaimedSql = planning.qualify(STILL_CLAIMED);
@@ -440,77 +393,6 @@ public final class ClaimRepository {
                 .query(ClaimedStep::read).list();
     }
 
-    /**
-     * What a limited pick claimed, and what it saw of the limits.
-     *
-     * @param room      how many rows the limits let it claim (at most the rows asked for)
-     * @param tokens    the bucket's tokens before the pick took its own; null without a rate
-     * @param executing the queue's executing rows on all nodes before the pick; null without a concurrency limit
-     */
-    public record LimitedPick(List<ClaimedStep> rows, int room, @Nullable Double tokens, @Nullable Long executing) {
-
-        /** Whether the limits, not the lack of due rows, kept the pick from claiming all it asked for. */
-        public boolean heldBack(int asked) {
-            return room < asked && rows.size() >= room;
-        }
-    }
-
-    /**
-     * Claims up to {@code limit} runnable rows of {@code queue} for {@code owner} within the queue's cluster-wide
-     * {@code limits}, in one transaction of two statements: the lock of the queue's limit row, then the pick
-     * (docs/DESIGN.md, "Cluster-wide limits").
-     *
-     * @throws org.springframework.dao.DuplicateKeyException as {@link #pick}
-     */
-    public LimitedPick pickLimited(String queue, Map<String, List<Integer>> machines, int limit, String owner,
-            Duration lease, ClusterLimits limits) {
-        ClusterLimits.Rate rate = limits.rate();
-        int starts = rate == null ? 0 : rate.starts();
-        double perMilli = rate == null ? 0 : rate.perMilli();
-        Integer concurrency = limits.concurrency();
-        return Objects.requireNonNull(limitedPick.execute(status -> {
-            planning.hot().sql(lockLimitSql).param("queue", queue).param("starts", starts).update();
-            List<ClaimedStep> rows = new ArrayList<>();
-            int[] room = new int[1];
-            Double[] tokens = new Double[1];
-            Long[] executing = new Long[1];
-            pick(pickLimitedSql.with(LiteralLimits.bucket(limit)), queue, machines, limit, owner, lease)
-                    .param("starts", starts)
-                    .param("perMilli", perMilli)
-                    .param("concurrency", concurrency == null ? 0 : concurrency)
-                    .param("waiterMs", WAITER_LIFETIME.toMillis())
-                    .query(rs -> {
-                        room[0] = rs.getInt("limit_room");
-                        tokens[0] = (Double) rs.getObject("limit_tokens");
-                        executing[0] = (Long) rs.getObject("limit_executing");
-                        if (rs.getObject("id") != null) {
-                            rows.add(ClaimedStep.read(rs, rows.size()));
-                        }
-                    });
-            return new LimitedPick(rows, room[0], tokens[0], executing[0]);
-        }));
-    }
-
-    /**
-     * The use of a limited queue's limits now: its executing rows on all nodes, its tokens (null without a rate or
-     * before its first limited pick) and the nodes held back lately.
-     */
-    public LimitUse limitUse(String queue, ClusterLimits limits) {
-        ClusterLimits.Rate rate = limits.rate();
-        return planning.ordinary().sql(limitUseSql)
-                .param("queue", queue)
-                .param("starts", rate == null ? 0 : rate.starts())
-                .param("perMilli", rate == null ? 0 : rate.perMilli())
-                .param("waiterMs", WAITER_LIFETIME.toMillis())
-                .query((rs, n) -> new LimitUse(rs.getLong("executing"), (Double) rs.getObject("tokens"),
-                        rs.getInt("waiting")))
-                .single();
-    }
-
-    /** What {@link #limitUse} read. */
-    public record LimitUse(long executing, @Nullable Double tokens, int waiting) {
-    }
-
     /** Claims runnable row {@code id} of {@code queue} for {@code owner} if it is due, as {@link #pick} would. */
     public List<ClaimedStep> pickOne(long id, String queue, Map<String, List<Integer>> machines, String owner,
             Duration lease) {
@@ -518,7 +400,13 @@ public final class ClaimRepository {
                 .query(ClaimedStep::read).list();
     }
 
-    private JdbcClient.StatementSpec pick(String sql, String queue, Map<String, List<Integer>> machines,
+    /** The statements of a queue's cluster-wide limits (docs/DESIGN.md, "Cluster-wide limits"). */
+    public LimitRepository limits() {
+        return limits;
+    }
+
+    /** A pick's text with its parameters bound: the pick's, and the limited pick's ({@link LimitRepository}). */
+    JdbcClient.StatementSpec pick(String sql, String queue, Map<String, List<Integer>> machines,
             int limit, String owner, Duration lease) {
         List<Object> names = new ArrayList<>();
         List<Object> versions = new ArrayList<>();

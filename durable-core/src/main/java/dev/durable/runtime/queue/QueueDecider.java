@@ -133,19 +133,10 @@ final class QueueDecider<C extends HeldClaim> {
     }
 
     /**
-     * The poller's pick, sent at {@code sentAt}, claimed {@code rows} of the {@code asked}: they wait for a slot, in
-     * pick order. A full batch, or a partial one holding partitioned rows while room is left (the pick takes one row
-     * per key, so a hot key can hide others), is followed by another pick at once; otherwise the poller sleeps until
-     * the next waiting row falls due, at most a poll interval if this pick found work, else until woken.
-     */
-    Decisions<C> picked(List<C> rows, int asked, long sentAt, long now) {
-        return picked(rows, asked, false, sentAt, now);
-    }
-
-    /**
-     * As {@link #picked(List, int, long, long)}; {@code heldBack}: a cluster-wide limit kept the pick from claiming all
-     * it asked for, so due rows wait as in a backlog: the claims that end make room for the next pick
-     * (docs/DESIGN.md, "Cluster-wide limits").
+     * The poller's pick, sent at {@code sentAt}, claimed {@code rows} of the {@code asked} (fewer if a cluster-wide
+     * limit held it back, {@code heldBack}: a backlog): they wait for a slot, in pick order. A full batch, or a partial
+     * one of partitioned rows while room is left (a row per key: a hot key hides others), is followed by another pick
+     * at once; else the poller sleeps until the next row falls due, at most a poll interval if it found work, or woken.
      */
     Decisions<C> picked(List<C> rows, int asked, boolean heldBack, long sentAt, long now) {
         Decisions<C> decisions = new Decisions<>();

@@ -1,6 +1,7 @@
 package dev.durable.runtime.queue;
 
 import dev.durable.runtime.ClusterLimits;
+import dev.durable.runtime.LimitStatus;
 import dev.durable.runtime.step.Claim;
 import dev.durable.runtime.step.ClaimedStep;
 import dev.durable.runtime.support.BackgroundLoop;
@@ -11,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -68,12 +68,6 @@ public final class QueueOwner {
      */
     public record Settings(int concurrency, int batchSize, Duration batchWindow, Duration pollInterval,
             Duration lease, Duration maxRetryBackoff, ClusterLimits limits) {
-
-        /** Settings of a queue without cluster-wide limits. */
-        public Settings(int concurrency, int batchSize, Duration batchWindow, Duration pollInterval, Duration lease,
-                Duration maxRetryBackoff) {
-            this(concurrency, batchSize, batchWindow, pollInterval, lease, maxRetryBackoff, ClusterLimits.NONE);
-        }
     }
 
     /** Whether the node may pick now: the deploy check may hold it back ({@code DeployGuard}). */
@@ -90,14 +84,8 @@ public final class QueueOwner {
     private final EngineEvents events;
     private final Gate gate;
     private final BackgroundLoop poller;
-    private final ClusterLimits limits;
-    /** Whether the queue has cluster-wide limits: its picks lock its limit row, its rows never claim themselves. */
-    private final boolean limited;
-    private final Duration heldBackPause;
-    /** Picks a limit held back; what the last limited pick saw (the queue's executing rows, the bucket's tokens). */
-    private final AtomicLong heldBack = new AtomicLong();
-    private volatile @Nullable Long lastExecuting;
-    private volatile @Nullable Double lastTokens;
+    /** The picks of a queue with cluster-wide limits; null without: its picks, and local starts, are as ever. */
+    private final @Nullable LimitedPicks limited;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition noClaims = lock.newCondition();
     private final QueueDecider<RunningStep> decider;
@@ -124,10 +112,8 @@ public final class QueueOwner {
                 settings.pollInterval());
         this.poller = new BackgroundLoop("durable-poller-" + name, this::pollOnce, lifecycle, events,
                 settings.maxRetryBackoff());
-        this.limits = settings.limits();
-        this.limited = limits.any();
-        this.heldBackPause = settings.pollInterval().compareTo(ClaimRepository.LONGEST_HELD_BACK_PAUSE) < 0
-                ? settings.pollInterval() : ClaimRepository.LONGEST_HELD_BACK_PAUSE;
+        this.limited = settings.limits().any() ? new LimitedPicks(name, settings.limits(), claims.limits(), events,
+                settings.pollInterval()) : null;
     }
 
     public String name() {
@@ -257,14 +243,11 @@ public final class QueueOwner {
     /**
      * A local start is about to insert a row of {@code machine} at {@code version}: whether the row may claim itself,
      * to start here at once. Only for a version the queue's picks take, while the deploy check lets the node pick, and
-     * as the decider allows ({@link QueueDecider#promise}).
+     * as the decider allows ({@link QueueDecider#promise}); never on a queue with cluster-wide limits.
      */
     boolean promise(String machine, int version) {
-        if (limited) {
-            return false; // only a pick, under the queue's limit row, may claim a limited queue's rows
-        }
         List<Integer> versions = machines.get(machine);
-        if (versions == null || !versions.contains(version) || !gate.allowsPicking()) {
+        if (limited != null || versions == null || !versions.contains(version) || !gate.allowsPicking()) {
             return false;
         }
         lock.lock();
@@ -392,10 +375,10 @@ public final class QueueOwner {
         List<ClaimedStep> rows;
         Duration heldBackFor = null;
         try {
-            if (limited) {
-                ClaimRepository.LimitedPick limitedPick = pickLimited(poll.limit());
+            if (limited != null) {
+                LimitRepository.LimitedPick limitedPick = limited.pick(machines, poll.limit(), nodeId, lease);
                 rows = limitedPick.rows();
-                heldBackFor = heldBackFor(limitedPick, poll.limit());
+                heldBackFor = limited.heldBackFor(limitedPick, poll.limit());
             } else {
                 rows = pick(poll.limit());
             }
@@ -425,8 +408,6 @@ public final class QueueOwner {
         }
         apply(decisions);
         if (heldBackFor != null) {
-            // A limit held the pick back: the poller looks again soon, whatever woke it or not (the room it waits for
-            // is freed by other nodes, which do not wake it), and so keeps its place among the limit's waiters.
             return heldBackFor;
         }
         Decisions.Poll next = decisions.poll();
@@ -450,41 +431,6 @@ public final class QueueOwner {
                 }
             }
         }
-    }
-
-    private ClaimRepository.LimitedPick pickLimited(int limit) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return claims.pickLimited(name, machines, limit, nodeId, lease, limits);
-            } catch (DuplicateKeyException e) {
-                if (attempt >= PARTITION_RACE_RETRIES) {
-                    log.debug("Pick of queue {} kept racing on partition keys; next poll retries", name);
-                    return new ClaimRepository.LimitedPick(List.of(), limit, lastTokens, lastExecuting); // not held
-                }
-            }
-        }
-    }
-
-    /**
-     * How long the poller pauses after a limited pick: null when no limit held it back; else until the bucket holds a
-     * whole token (a rate), at most a poll interval and {@link ClaimRepository#LONGEST_HELD_BACK_PAUSE}.
-     */
-    private @Nullable Duration heldBackFor(ClaimRepository.LimitedPick pick, int asked) {
-        lastExecuting = pick.executing();
-        lastTokens = pick.tokens() == null ? null : pick.tokens() - pick.rows().size();
-        if (!pick.heldBack(asked)) {
-            return null;
-        }
-        heldBack.incrementAndGet();
-        events.heldBack(name);
-        Double tokens = lastTokens;
-        ClusterLimits.Rate rate = limits.rate();
-        if (rate != null && tokens != null && tokens < 1 && (pick.executing() == null
-                || pick.executing() + pick.rows().size() < limits.concurrency())) {
-            long untilToken = (long) Math.ceil((1 - tokens) / rate.perMilli());
-            return Duration.ofMillis(Math.max(1, Math.min(untilToken, heldBackPause.toMillis())));
-        }
-        return heldBackPause;
     }
 
     // ---- Carrying out decisions, outside the lock
@@ -540,29 +486,14 @@ public final class QueueOwner {
 
     // ---- What the node's views read
 
-    /** The queue's cluster-wide limits; {@link ClusterLimits#NONE} when it has none. */
-    public ClusterLimits limits() {
-        return limits;
-    }
-
     /** Whether an inline chain may go on with its next step without a pick: not when a rate counts step starts. */
     boolean continuesInline() {
-        return limits.rate() == null;
+        return limited == null || limited.limits().rate() == null;
     }
 
-    /** How many of this node's picks a cluster-wide limit held back since the node started. */
-    public long heldBack() {
-        return heldBack.get();
-    }
-
-    /** The queue's executing rows on all nodes that this node's last limited pick counted; null if none counted. */
-    public @Nullable Long lastExecuting() {
-        return lastExecuting;
-    }
-
-    /** The tokens this node's last limited pick left in the bucket; null without a rate or before the first. */
-    public @Nullable Double lastTokens() {
-        return lastTokens;
+    /** The queue's cluster-wide limits, with their use as its last pick saw it; null when it has none. */
+    public @Nullable LimitStatus limitStatus() {
+        return limited == null ? null : limited.status();
     }
 
     /**

@@ -36,7 +36,7 @@ class QueueDeciderTest {
     void aLoneStartIsPickedAtOnceRunsAtOnceAndItsEndWakesNoOne() {
         assertThat(queue.poll(now, true)).as("nothing is due yet: a pick finds nothing")
                 .isEqualTo(Decisions.Poll.pick(2));
-        Decisions<HeldClaim> empty = queue.picked(List.of(), 2, now, now);
+        Decisions<HeldClaim> empty = queue.picked(List.of(), 2, false, now, now);
         assertThat(empty.poll()).as("asleep until the next due row, at most the longest pause")
                 .isEqualTo(Decisions.Poll.untilNextDue(QueueDecider.LONGEST_PAUSE_NANOS));
 
@@ -44,7 +44,7 @@ class QueueDeciderTest {
         assertThat(queue.wake()).as("a second start while that wake is on its way adds nothing").isFalse();
         assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(2));
         HeldClaim row = claim(1);
-        Decisions<HeldClaim> picked = queue.picked(List.of(row), 2, now, now + 1 * MS);
+        Decisions<HeldClaim> picked = queue.picked(List.of(row), 2, false, now, now + 1 * MS);
         assertThat(picked.start()).as("a free slot: it starts at once").containsExactly(row);
         assertThat(picked.check()).isEmpty();
         assertThat(picked.poll()).as("a partial batch: no backlog, the poller sleeps a poll interval at most")
@@ -65,7 +65,7 @@ class QueueDeciderTest {
         assertThat(queue.poll(now, true).picks()).isTrue();
 
         assertThat(queue.wake()).as("the poller is awake: nothing to signal").isFalse();
-        Decisions<HeldClaim> picked = queue.picked(List.of(claim(1)), 2, now, now);
+        Decisions<HeldClaim> picked = queue.picked(List.of(claim(1)), 2, false, now, now);
 
         assertThat(picked.poll()).as("what woke it may have come after the pick's snapshot: look again")
                 .isEqualTo(Decisions.Poll.AGAIN);
@@ -87,7 +87,7 @@ class QueueDeciderTest {
         timeFastSteps(); // a prefetch of a batch: 2 slots + 3 waiting, at most a batch per pick
         assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(3));
 
-        Decisions<HeldClaim> picked = queue.picked(claims(1, 3), 3, now, now);
+        Decisions<HeldClaim> picked = queue.picked(claims(1, 3), 3, false, now, now);
 
         assertThat(picked.start()).hasSize(2);
         assertThat(picked.poll()).isEqualTo(Decisions.Poll.AGAIN);
@@ -142,7 +142,7 @@ class QueueDeciderTest {
         seen.add(wakes);
         Decisions.Poll turn = four.poll(now, true); // the woken poller gathers (a backlog), or picks
         if (turn.picks()) {
-            four.picked(List.of(), turn.limit(), now, now);
+            four.picked(List.of(), turn.limit(), false, now, now);
         }
         for (int k = 1; k < 4; k++) {
             wakes += four.userCodeOver(taken.get(k), false, now + SECOND).wakesPoller() ? 1 : 0;
@@ -175,7 +175,7 @@ class QueueDeciderTest {
         assertThat(queue.workFound(now)).isTrue();
         for (int k = 0; k < 6; k++) {
             assertThat(queue.poll(now, true).picks()).isTrue();
-            queue.picked(List.of(), 2, now, now); // the due rows are not this node's to take
+            queue.picked(List.of(), 2, false, now, now); // the due rows are not this node's to take
             long ignored = 0;
             while (!queue.workFound(now + ignored * MS)) {
                 ignored += 1;
@@ -186,7 +186,7 @@ class QueueDeciderTest {
         assertThat(pauses).containsExactly(100L, 200L, 400L, 800L, 1000L, 1000L);
 
         queue.poll(now, true);
-        queue.picked(List.of(claim(1)), 2, now, now);
+        queue.picked(List.of(claim(1)), 2, false, now, now);
         assertThat(queue.workFound(now)).as("a pick that claimed rows ends the pause").isTrue();
     }
 
@@ -207,7 +207,7 @@ class QueueDeciderTest {
         timeFastSteps();
         queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        Decisions<HeldClaim> picked = queue.picked(rows, 3, now, now);
+        Decisions<HeldClaim> picked = queue.picked(rows, 3, false, now, now);
         assertThat(picked.start()).containsExactly(rows.get(0), rows.get(1));
         assertThat(counts()).containsExactly(3, 2, 1, 0);
 
@@ -230,10 +230,10 @@ class QueueDeciderTest {
         timeFastSteps(); // fast so far: a batch may wait
         queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        queue.picked(rows, 3, now, now);
+        queue.picked(rows, 3, false, now, now);
         assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(2));
         List<HeldClaim> more = claims(4, 2);
-        queue.picked(more, 2, now, now);
+        queue.picked(more, 2, false, now, now);
         assertThat(counts()).as("two run, three wait").containsExactly(5, 2, 3, 0);
 
         long late = now + 200 * MS; // the two steps were slow: the rows waited past the bound
@@ -319,7 +319,7 @@ class QueueDeciderTest {
         timeFastSteps();
         queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        queue.picked(rows, 3, now, now);
+        queue.picked(rows, 3, false, now, now);
 
         Decisions<HeldClaim> over = queue.userCodeOver(rows.get(0), false, now + QueueDecider.CHECK_AFTER_NANOS);
 
@@ -345,7 +345,7 @@ class QueueDeciderTest {
         assertThat(four.claimable()).as("their user code is over: a batch, while the four commit").isEqualTo(3);
 
         four.poll(now, true);
-        Decisions<HeldClaim> picked = four.picked(claims(10, 3), 3, now, now);
+        Decisions<HeldClaim> picked = four.picked(claims(10, 3), 3, false, now, now);
         assertThat(picked.start()).as("the rows picked meanwhile run in the slots given back").hasSize(3);
         assertThat(four.claimable()).as("slots and one batch: the most a node holds while outcomes commit").isZero();
 
@@ -363,7 +363,7 @@ class QueueDeciderTest {
         Decisions<HeldClaim> over = one.userCodeOver(row, false, now + SECOND);
         assertThat(over.wakesPoller()).as("its user code is over: room for a pick while it commits").isTrue();
         one.poll(now, true);
-        one.picked(List.of(), 1, now, now); // nothing more is due
+        one.picked(List.of(), 1, false, now, now); // nothing more is due
 
         Decisions<HeldClaim> fenced = one.ended(row, false, now);
 
@@ -376,7 +376,7 @@ class QueueDeciderTest {
     void aClaimThatEndsWithoutCommittingWakesThePollerItsRowMayBeRunnableAgain() {
         HeldClaim row = startOne(1);
         queue.poll(now, true);
-        queue.picked(List.of(), 1, now, now);
+        queue.picked(List.of(), 1, false, now, now);
 
         Decisions<HeldClaim> died = queue.ended(row, false, now + 5 * MS); // an Error: handed back, attempt + 1
 
@@ -402,9 +402,9 @@ class QueueDeciderTest {
         timeFastSteps();
         queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        queue.picked(rows, 3, now, now);
+        queue.picked(rows, 3, false, now, now);
         queue.poll(now, true);
-        queue.picked(List.of(), 2, now, now); // nothing more: the poller sleeps
+        queue.picked(List.of(), 2, false, now, now); // nothing more: the poller sleeps
 
         Decisions<HeldClaim> waiting = queue.cancelled(3, now);
         assertThat(waiting.dropped()).containsExactly(rows.get(2));
@@ -420,7 +420,7 @@ class QueueDeciderTest {
         timeFastSteps();
         queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        queue.picked(rows, 3, now, now);
+        queue.picked(rows, 3, false, now, now);
         HeldClaim late = rows.get(2);
         assertThat(queue.userCodeOver(rows.get(0), false, now + 200 * MS).check()).containsExactly(late);
 
@@ -437,7 +437,7 @@ class QueueDeciderTest {
         HeldClaim stale = startOne(1);
         HeldClaim fresh = new HeldClaim(1, 8, false); // the same row, reaped and picked again by this node
         queue.poll(now, true);
-        queue.picked(List.of(fresh), 1, now, now);
+        queue.picked(List.of(fresh), 1, false, now, now);
 
         Decisions<HeldClaim> lost = queue.claimLost(1, 7, now);
 
@@ -452,7 +452,7 @@ class QueueDeciderTest {
         timeFastSteps();
         queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        queue.picked(rows, 3, now, now);
+        queue.picked(rows, 3, false, now, now);
 
         Decisions<HeldClaim> drain = queue.drain();
 
@@ -484,7 +484,7 @@ class QueueDeciderTest {
         timeFastSteps();
         queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        queue.picked(rows, 3, now, now);
+        queue.picked(rows, 3, false, now, now);
         HeldClaim late = rows.get(2);
         assertThat(queue.userCodeOver(rows.get(0), false, now + 200 * MS).check()).containsExactly(late);
         queue.drain();
@@ -504,7 +504,7 @@ class QueueDeciderTest {
         queue.drain();
         HeldClaim row = claim(1);
 
-        Decisions<HeldClaim> picked = queue.picked(List.of(row), 2, now, now);
+        Decisions<HeldClaim> picked = queue.picked(List.of(row), 2, false, now, now);
 
         assertThat(picked.start()).isEmpty();
         assertThat(picked.handBack()).containsExactly(row);
@@ -545,7 +545,7 @@ class QueueDeciderTest {
 
         assertThat(two.poll(now, true).picks()).isTrue();
         assertThat(two.promise()).as("a pick is out").isFalse();
-        two.picked(List.of(claim(2), claim(3)), 2, now, now); // row 3 waits: both slots run
+        two.picked(List.of(claim(2), claim(3)), 2, false, now, now); // row 3 waits: both slots run
         assertThat(two.promise()).as("a row waits for a slot").isFalse();
     }
 
@@ -570,7 +570,7 @@ class QueueDeciderTest {
         timeFastSteps();
         queue.poll(now, true);
         List<HeldClaim> rows = claims(1, 3);
-        queue.picked(rows, 3, now, now);
+        queue.picked(rows, 3, false, now, now);
         HeldClaim chain = rows.get(0);
 
         Decisions<HeldClaim> over = queue.userCodeOver(chain, true, now);
@@ -582,7 +582,7 @@ class QueueDeciderTest {
         assertThat(next.start()).as("no free slot").isEmpty();
         queue.poll(now, true);
         HeldClaim later = claim(9);
-        queue.picked(List.of(later), 3, now, now);
+        queue.picked(List.of(later), 3, false, now, now);
         Decisions<HeldClaim> freed = queue.userCodeOver(rows.get(1), false, now + 2 * MS);
 
         assertThat(freed.start()).as("the chain's next step first").containsExactly(chain);
@@ -609,7 +609,7 @@ class QueueDeciderTest {
         HeldClaim chain = startOne(1);
         queue.userCodeOver(chain, true, now);
         queue.poll(now, true);
-        queue.picked(List.of(), 1, now, now);
+        queue.picked(List.of(), 1, false, now, now);
 
         assertThat(queue.ended(chain, false, now).wakesPoller()).isTrue();
         assertThatThrownBy(() -> queue.continued(chain, now, now)).isInstanceOf(IllegalStateException.class);
@@ -629,7 +629,7 @@ class QueueDeciderTest {
     private HeldClaim startOne(long id) {
         assertThat(queue.poll(now, true).picks()).isTrue();
         HeldClaim row = claim(id);
-        assertThat(queue.picked(List.of(row), 2, now, now).start()).containsExactly(row); // no backlog: it sleeps
+        assertThat(queue.picked(List.of(row), 2, false, now, now).start()).containsExactly(row); // no backlog: it sleeps
         return row;
     }
 
@@ -638,9 +638,9 @@ class QueueDeciderTest {
     private void twoRunTheRestWait(List<HeldClaim> rows, List<HeldClaim> more, long at) {
         timeFastSteps();
         queue.poll(now, true);
-        queue.picked(rows, 3, now, now);
+        queue.picked(rows, 3, false, now, now);
         assertThat(queue.poll(now, true)).isEqualTo(Decisions.Poll.pick(2));
-        queue.picked(more, 2, at, at);
+        queue.picked(more, 2, false, at, at);
     }
 
     private void timeFastSteps() {
@@ -648,7 +648,7 @@ class QueueDeciderTest {
         queue.userCodeOver(row, false, now + 10 * US);
         queue.ended(row, false, now + 10 * US);
         queue.poll(now, true);
-        queue.picked(List.of(), 1, now, now);
+        queue.picked(List.of(), 1, false, now, now);
     }
 
     /** A queue of slow steps (one second each): no prefetch, so its claims are its slots. */
@@ -656,11 +656,11 @@ class QueueDeciderTest {
         QueueDecider<HeldClaim> slow = decider(concurrency, batch);
         slow.poll(now, true);
         HeldClaim row = new HeldClaim(999, 1, false);
-        slow.picked(List.of(row), 1, now, now);
+        slow.picked(List.of(row), 1, false, now, now);
         slow.userCodeOver(row, false, now + SECOND);
         slow.ended(row, false, now);
         slow.poll(now, true);
-        slow.picked(List.of(), 1, now, now);
+        slow.picked(List.of(), 1, false, now, now);
         return slow;
     }
 
@@ -672,7 +672,7 @@ class QueueDeciderTest {
             HeldClaim row = new HeldClaim(k + 1, 7, false);
             rows.add(row);
             int asked = backlog || k < count - 1 ? 1 : 2;
-            assertThat(queue.picked(List.of(row), asked, now, now).start()).containsExactly(row);
+            assertThat(queue.picked(List.of(row), asked, false, now, now).start()).containsExactly(row);
         }
         return rows;
     }
@@ -682,7 +682,7 @@ class QueueDeciderTest {
         for (int k = 0; k < 100; k++) {
             timed.poll(now, true);
             HeldClaim row = new HeldClaim(k, 7, false);
-            timed.picked(List.of(row), 1, now, now);
+            timed.picked(List.of(row), 1, false, now, now);
             timed.userCodeOver(row, false, now + stepNanos);
             timed.ended(row, false, now);
         }

@@ -21,6 +21,7 @@ import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DeployCheck;
 import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.DurableEngine;
+import dev.durable.runtime.LimitStatus;
 import dev.durable.runtime.EngineStats;
 import dev.durable.runtime.NodeState;
 import java.time.Duration;
@@ -150,15 +151,9 @@ public class DurableEndpoint {
         Set<String> names = new TreeSet<>(local.keySet());
         names.addAll(summaries.keySet());
         names.addAll(counts.queues());
-        Map<String, DurableEngine.LimitStatus> limits = Map.of();
-        try {
-            limits = engine.limits();
-        } catch (DataAccessException e) {
-            summaryError = summaryError != null ? summaryError : e.getClass().getName() + ": " + e.getMessage();
-        }
         Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
         for (String name : names) {
-            queues.put(name, describe(summaries.get(name), counts.queue(name), local.get(name), limits.get(name)));
+            queues.put(name, describe(summaries.get(name), counts.queue(name), local.get(name)));
         }
         List<StrandedDescriptor> stranded = engine.stranded().stream()
                 .map(s -> new StrandedDescriptor(s.machine(), s.version(), s.waiting(), s.since()))
@@ -394,7 +389,7 @@ public class DurableEndpoint {
         } catch (DataAccessException e) {
             // the pause or resume took effect; the counts are just not available now
         }
-        return describe(summary, counts, engine.queues().get(queue), engine.limits().get(queue));
+        return describe(summary, counts, engine.queues().get(queue));
     }
 
     /**
@@ -585,7 +580,7 @@ public class DurableEndpoint {
 
     /** A queue: its {@code summary} (counts by status), its live {@code counts} and this node's view of it. */
     private static QueueDescriptor describe(@Nullable QueueSummary summary, InstanceCounts counts,
-            DurableEngine.@Nullable QueueStatus local, DurableEngine.@Nullable LimitStatus limit) {
+            DurableEngine.@Nullable QueueStatus local) {
         Map<String, Long> byStatus = new LinkedHashMap<>();
         for (InstanceStatus status : InstanceStatus.values()) {
             byStatus.put(status.label(), summary == null ? 0L : summary.count(status));
@@ -597,14 +592,14 @@ public class DurableEndpoint {
                 summary == null ? 0 : summary.expiredLeases(), local == null ? 0 : local.concurrency(),
                 local == null ? 0 : local.claims(), local != null && local.paused(),
                 local != null && local.active(), labels(counts.byReason()), machines,
-                limit == null ? null : describe(limit));
+                local == null || local.limits() == null ? null
+                        : describe(local.limits(), counts.byReason().getOrDefault(WaitReason.EXECUTING, 0L)));
     }
 
-    private static LimitsDescriptor describe(DurableEngine.LimitStatus limit) {
+    private static LimitsDescriptor describe(LimitStatus limit, long executing) {
         ClusterLimits.Rate rate = limit.limits().rate();
         return new LimitsDescriptor(limit.limits().concurrency(), rate == null ? null : rate.starts(),
-                rate == null ? null : rate.window(), limit.executing(), limit.tokens(), limit.waiting(),
-                limit.heldBack());
+                rate == null ? null : rate.window(), executing, limit.executing(), limit.tokens(), limit.heldBack());
     }
 
     /** Counts by reason, keyed by the reasons' labels, in the reasons' order. */
@@ -761,7 +756,7 @@ public class DurableEndpoint {
      *                           (docs/DESIGN.md, "Counting instances"), read by a second statement right after
      *                           {@code counts}
      * @param machines           the same per machine version, for each that has such instances on the queue
-     * @param limits             the queue's cluster-wide limits as this node has them, and their use now; {@code null}
+     * @param limits             the queue's cluster-wide limits as this node has them, and their use; {@code null}
      *                           when this node sets none (docs/DESIGN.md, "Cluster-wide limits")
      */
     public record QueueDescriptor(Map<String, Long> counts, @Nullable Duration oldestRunnableAge, long expiredLeases,
@@ -771,18 +766,20 @@ public class DurableEndpoint {
     }
 
     /**
-     * A queue's cluster-wide limits and their use now.
+     * A queue's cluster-wide limits and their use.
      *
      * @param concurrency  at most this many of its steps executing at once on all nodes; {@code null}: no limit
      * @param rateStarts   at most this many step starts per {@code rateWindow}; {@code null}: no rate
      * @param rateWindow   the rate's window
-     * @param executing    its executing rows on all nodes now
-     * @param tokens       the starts its bucket allows now; {@code null} without a rate or before its first pick
-     * @param waiting      the nodes its limits held back lately, waiting for room
+     * @param executing    its executing instances on all nodes now (the live counts, as {@code reasons.executing})
+     * @param executingAtLastPick its executing rows on all nodes as this node's last pick counted them; {@code null}
+     *                     without a concurrency limit or before the first pick
+     * @param tokens       the starts its bucket allowed after this node's last pick; {@code null} without a rate or
+     *                     before the first pick
      * @param heldBack     this node's picks its limits held back since the node started
      */
     public record LimitsDescriptor(@Nullable Integer concurrency, @Nullable Integer rateStarts,
-            @Nullable Duration rateWindow, @Nullable Long executing, @Nullable Double tokens, int waiting,
+            @Nullable Duration rateWindow, long executing, @Nullable Long executingAtLastPick, @Nullable Double tokens,
             long heldBack) {
     }
 

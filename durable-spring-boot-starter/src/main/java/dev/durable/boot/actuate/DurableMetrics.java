@@ -8,6 +8,7 @@ import dev.durable.machine.MachineDefinition;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.DurableListener;
 import dev.durable.runtime.EngineStats;
+import dev.durable.runtime.LimitStatus;
 import dev.durable.runtime.StepEvent;
 import dev.durable.runtime.StrandedInstances;
 import io.micrometer.core.instrument.Counter;
@@ -186,7 +187,11 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
         });
         // The cluster-wide limits of the queues that have any (docs/DESIGN.md, "Cluster-wide limits"): as this
         // node's last limited pick saw them, so a scrape never queries the database.
-        engine.limitsSeen().forEach((queue, limit) -> {
+        engine.queues().forEach((queue, local) -> {
+            LimitStatus limit = local.limits();
+            if (limit == null) {
+                return;
+            }
             Gauge.builder("durable.queue.cluster.executing", engine, e -> limitSeen(e, queue, true))
                     .description("Steps of the queue executing on all nodes, as this node's last pick counted them")
                     .tag("queue", queue).register(registry);
@@ -196,8 +201,8 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
                         .tag("queue", queue).register(registry);
             }
             FunctionCounter.builder("durable.queue.held.back", engine, e -> {
-                DurableEngine.LimitStatus status = e.limitsSeen().get(queue);
-                return status == null ? 0 : status.heldBack();
+                DurableEngine.QueueStatus status = e.queues().get(queue);
+                return status == null || status.limits() == null ? 0 : status.limits().heldBack();
             }).description("Picks of this node that the queue's cluster-wide limits held back").tag("queue", queue)
                     .register(registry);
         });
@@ -327,7 +332,8 @@ public final class DurableMetrics implements DurableListener, MeterBinder, AutoC
     }
 
     private static double limitSeen(DurableEngine engine, String queue, boolean executing) {
-        DurableEngine.LimitStatus status = engine.limitsSeen().get(queue);
+        DurableEngine.QueueStatus local = engine.queues().get(queue);
+        LimitStatus status = local == null ? null : local.limits();
         Number value = status == null ? null : executing ? status.executing() : status.tokens();
         return value == null ? Double.NaN : value.doubleValue();
     }

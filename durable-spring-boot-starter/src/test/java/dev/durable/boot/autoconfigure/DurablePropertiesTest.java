@@ -261,7 +261,7 @@ class DurablePropertiesTest {
                     DurableEngine engine = context.getBean(DurableEngine.class);
                     assertThat(engine.settings().queue("default").limits()).isEqualTo(new ClusterLimits(5,
                             new ClusterLimits.Rate(2000, Duration.ofSeconds(1))));
-                    assertThat(engine.limitsSeen()).containsOnlyKeys("default");
+                    assertThat(engine.queues().get("default").limits()).isNotNull();
                 });
         runner.withUserConfiguration(TestMachines.Greeter.class)
                 .run(context -> assertThat(context.getBean(DurableEngine.class).settings().queue("default").limits())
