@@ -38,6 +38,23 @@ class DurableEndpointAutoConfigurationTest {
     }
 
     @Test
+    void aQueuesClusterWideLimitsAreShownWithTheirUse() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=durable",
+                "durable.queues.default.cluster-concurrency=5", "durable.queues.default.cluster-rate=2000/1s")
+                .run(context -> {
+                    DurableEndpoint.LimitsDescriptor limits = context.getBean(DurableEndpoint.class).durable()
+                            .queues().get("default").limits();
+                    assertThat(limits).isNotNull();
+                    assertThat(limits.concurrency()).isEqualTo(5);
+                    assertThat(limits.rateStarts()).isEqualTo(2000);
+                    assertThat(limits.rateWindow()).isEqualTo(java.time.Duration.ofSeconds(1));
+                    assertThat(limits.executing()).isZero();
+                });
+        runner.withPropertyValues("management.endpoints.web.exposure.include=durable").run(context -> assertThat(
+                context.getBean(DurableEndpoint.class).durable().queues().get("default").limits()).isNull());
+    }
+
+    @Test
     void endpointExposedOnlyOverJmxHasNoWebExtension() {
         runner.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=durable")
                 .run(context -> {

@@ -34,6 +34,27 @@ class DurableMetricsAutoConfigurationTest {
     }
 
     @Test
+    void aQueueWithClusterWideLimitsHasItsMetersAndOneWithoutHasNone() {
+        runner.withBean(SimpleMeterRegistry.class).withPropertyValues("durable.queues.default.cluster-concurrency=5",
+                "durable.queues.default.cluster-rate=2000/1s").run(context -> {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    context.getBean(DurableMetrics.class).bindTo(registry);
+                    assertThat(registry.find("durable.queue.cluster.executing").tag("queue", "default").gauge())
+                            .isNotNull();
+                    assertThat(registry.find("durable.queue.cluster.tokens").tag("queue", "default").gauge())
+                            .isNotNull();
+                    assertThat(registry.find("durable.queue.held.back").tag("queue", "default").functionCounter())
+                            .isNotNull();
+                });
+        runner.withBean(SimpleMeterRegistry.class).run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            context.getBean(DurableMetrics.class).bindTo(registry);
+            assertThat(registry.find("durable.queue.cluster.executing").gauge()).isNull();
+            assertThat(registry.find("durable.queue.held.back").functionCounter()).isNull();
+        });
+    }
+
+    @Test
     void registersNoMetricsWithoutAMeterRegistry() {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
