@@ -91,7 +91,9 @@ import tools.jackson.databind.node.ObjectNode;
  * (n, not in {@code all}) one-step drains by 1, 2 and 4 nodes, each a JVM of its own ({@link NodeScaling});
  * (q) quiet-node latency: on an idle engine at its defaults, a start at a random moment 0 to 2 s after the last one
  * ended, from before {@code start()} to the step's body, p50 / p90 / p99; db-scheduler's start with its local
- * "immediate execution" hint measured beside it in the same run, each on a pool of its own.
+ * "immediate execution" hint measured beside it in the same run, each on a pool of its own;
+ * (soak, not in {@code all}) a steady mixed workload at half the measured maximum for an hour, retention and
+ * autovacuum on, reported per five-minute window ({@link Soak}).
  * Ratios are to figures of the same run, so they hold across machines better than the absolute numbers.
  */
 public final class Benchmark {
@@ -279,6 +281,9 @@ public final class Benchmark {
         }
         if (scenarios.contains("n")) {
             nodeScaling();
+        }
+        if (scenarios.contains("soak")) {
+            new Soak(this, jdbc, SCHEMA).run();
         }
     }
 
@@ -672,7 +677,7 @@ public final class Benchmark {
         return drain(label, n, options, clean, QUEUE);
     }
 
-    private double drain(String label, int n, Function<Integer, StartOptions> options, boolean clean,
+    double drain(String label, int n, Function<Integer, StartOptions> options, boolean clean,
             QueueSettings queue) throws Exception {
         return drain(label, n, options, clean, queue, UnaryOperator.identity());
     }
@@ -1757,7 +1762,7 @@ public final class Benchmark {
 
     // ------------------------------------------------------------------ helpers
 
-    private DurableEngine engine(MachineRegistry machines, DurableListener listener,
+    DurableEngine engine(MachineRegistry machines, DurableListener listener,
             UnaryOperator<EngineSettings.Builder> adjust) {
         return engine(dataSource, machines, listener, adjust);
     }
@@ -1796,6 +1801,17 @@ public final class Benchmark {
                 stats.outcomesCommitted() / (double) Math.max(1, stats.outcomeFlushes()), stats.picks(),
                 stats.outcomeFlushes(), stats.outcomesFenced())
                 + (OBSERVATIONS.equals("bridge") ? " spans_exported=" + BridgeObservations.EXPORTED.get() : "");
+    }
+
+    /** The schema dropped and made anew: empty tables, their statistics counters from zero. */
+    void cleanAll() {
+        TestPostgres.get().dropSchema(SCHEMA);
+        DurableSchema.named(SCHEMA).migrate(dataSource);
+    }
+
+    /** A line for the run's closing list of results. */
+    void result(String line) {
+        results.add(line);
     }
 
     void clean() {
