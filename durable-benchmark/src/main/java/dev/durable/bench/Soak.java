@@ -4,6 +4,7 @@ import dev.durable.Child;
 import dev.durable.DurableClient;
 import dev.durable.Outcome;
 import dev.durable.StartOptions;
+import dev.durable.StepContext;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
 import dev.durable.machine.RetryPolicy;
@@ -52,7 +53,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class Soak {
 
-    record Job(int index, long dueNanos) {
+    /** An instance's state: its index, when its start was due by the schedule and when a thread called start. */
+    record Job(int index, long dueNanos, long calledNanos) {
     }
 
     static final int PARTITION_KEYS = 200;
@@ -82,12 +84,26 @@ final class Soak {
     private static final int MAX_SECONDS = Integer.getInteger("bench.soakMaxSeconds", 60);
     private static final int RETENTION_MINUTES = Integer.getInteger("bench.soakRetentionMinutes", 2);
     private static final int STARTERS = Integer.getInteger("bench.soakStarters", 8);
+    /**
+     * Storage parameters set on the fresh tables before the soak, e.g.
+     * {@code durable_instance:fillfactor=70,autovacuum_vacuum_scale_factor=0.02;durable_signal:fillfactor=80}; empty:
+     * the tables as the schema makes them.
+     */
+    private static final String TABLE_SETTINGS = System.getProperty("bench.soakTableSettings", "");
+    /**
+     * Ended rows put in the table before the soak and kept through it (their {@code updated_at} a day ahead, so the
+     * soak's short retention does not take them): the table of a deployment whose retention keeps days of rows.
+     */
+    private static final int KEPT_ROWS = Integer.getInteger("bench.soakKeptRows", 0);
 
     private final Benchmark benchmark;
     private final JdbcTemplate jdbc;
     private final String schema;
     private SoakWindows starts;
     private SoakWindows wakes;
+    private SoakWindows startsPartitioned;
+    private SoakWindows startsFromCall;
+    private SoakWindows startsUnpartitioned;
     private SoakWindows completed;
     private SoakWindows completedStarts;
     private SoakWindows steps;
@@ -98,6 +114,38 @@ final class Soak {
         this.benchmark = benchmark;
         this.jdbc = jdbc;
         this.schema = schema;
+    }
+
+    /**
+     * {@code table:name=value,name=value;table:...} as each table's list of storage parameters, in order; refused with
+     * the part at fault named unless every table and parameter name is lower-case letters, digits and underscores and
+     * every value a number or such a word.
+     */
+    static Map<String, String> tableSettings(String spec) {
+        Map<String, String> tables = new LinkedHashMap<>();
+        if (spec.isBlank()) {
+            return tables;
+        }
+        for (String part : spec.split(";")) {
+            int colon = part.indexOf(':');
+            String table = colon < 0 ? "" : part.substring(0, colon).strip();
+            if (!table.matches("[a-z_][a-z0-9_]*")) {
+                throw new IllegalArgumentException("bench.soakTableSettings: \"" + part.strip()
+                        + "\" is not table:name=value,...");
+            }
+            List<String> parameters = new ArrayList<>();
+            for (String parameter : part.substring(colon + 1).split(",")) {
+                String[] nameValue = parameter.strip().split("=", -1);
+                if (nameValue.length != 2 || !nameValue[0].strip().matches("[a-z_][a-z0-9_]*")
+                        || !nameValue[1].strip().matches("[0-9.]+|[a-z_]+")) {
+                    throw new IllegalArgumentException("bench.soakTableSettings: \"" + parameter.strip()
+                            + "\" of table " + table + " is not name=value");
+                }
+                parameters.add(nameValue[0].strip() + " = " + nameValue[1].strip());
+            }
+            tables.put(table, String.join(", ", parameters));
+        }
+        return tables;
     }
 
     /** Which machine the start of this draw runs: by the shares. */
@@ -127,6 +175,18 @@ final class Soak {
             rate = FRACTION * max;
         }
         benchmark.cleanAll();
+        for (Map.Entry<String, String> table : tableSettings(TABLE_SETTINGS).entrySet()) {
+            jdbc.execute("ALTER TABLE " + schema + "." + table.getKey() + " SET (" + table.getValue() + ")");
+            Benchmark.note("soak: " + table.getKey() + " SET (" + table.getValue() + ")");
+        }
+        if (KEPT_ROWS > 0) {
+            jdbc.update("INSERT INTO " + schema + ".durable_instance (machine, machine_version, step, state, queue,"
+                    + " status, result, created_at, updated_at)"
+                    + " SELECT 'soak-kept', 1, 'only', '{\"index\": 1}', 'default', 'done', '\"ok\"', now(),"
+                    + " now() + interval '1 day' FROM generate_series(1, ?)", KEPT_ROWS);
+            jdbc.execute("VACUUM ANALYZE " + schema + ".durable_instance");
+            Benchmark.note("soak: " + KEPT_ROWS + " ended rows kept through the soak");
+        }
         Benchmark.note(String.format(Locale.ROOT,
                 "soak: %d windows of %d min, offered %.1f starts/s (about %.0f steps/s at %.2f steps per start), "
                         + "retention %s for done, failed and cancelled, %d starter threads, autovacuum=%s",
@@ -197,6 +257,9 @@ final class Soak {
 
     private void windows(long begin, long windowNanos, int windows) {
         starts = new SoakWindows(begin, windowNanos, windows);
+        startsPartitioned = new SoakWindows(begin, windowNanos, windows);
+        startsFromCall = new SoakWindows(begin, windowNanos, windows);
+        startsUnpartitioned = new SoakWindows(begin, windowNanos, windows);
         wakes = new SoakWindows(begin, windowNanos, windows);
         completed = new SoakWindows(begin, windowNanos, windows);
         completedStarts = new SoakWindows(begin, windowNanos, windows);
@@ -291,7 +354,7 @@ final class Soak {
         StartOptions options = partitioned
                 ? StartOptions.defaults().partitionKey("key-" + random.nextInt(PARTITION_KEYS))
                 : StartOptions.defaults();
-        client.start(MACHINES[machine], new Job(index, dueNanos), options);
+        client.start(MACHINES[machine], new Job(index, dueNanos, System.nanoTime()), options);
     }
 
     /** Starts, each at its due moment, on the starter threads, until the run's end. */
@@ -313,23 +376,26 @@ final class Soak {
         }
     }
 
-    private void started(Job job) {
+    private void started(Job job, StepContext ctx) {
         long now = System.nanoTime();
-        starts.sample(now, (now - job.dueNanos()) / 1e6);
+        double millis = (now - job.dueNanos()) / 1e6;
+        starts.sample(now, millis);
+        (ctx.partitionKey() == null ? startsUnpartitioned : startsPartitioned).sample(now, millis);
+        startsFromCall.sample(now, (now - job.calledNanos()) / 1e6);
     }
 
     private MachineRegistry machines() {
         RetryPolicy retry = RetryPolicy.builder().delay(RETRY_DELAY).jitter(Duration.ZERO).maxAttempts(3).build();
         MachineDefinition one = MachineDefinition.builder("soak-one", 1, Job.class)
                 .step("only", (job, ctx) -> {
-                    started(job);
+                    started(job, ctx);
                     return Outcome.done();
                 })
                 .build();
         MachineDefinition chain = MachineDefinition.builder("soak-chain", 1, Job.class)
                 .initialStep("s1")
                 .step("s1", (job, ctx) -> {
-                    started(job);
+                    started(job, ctx);
                     return Outcome.next("s2", job);
                 })
                 .step("s2", (job, ctx) -> Outcome.next("s3", job))
@@ -340,7 +406,7 @@ final class Soak {
         MachineDefinition await = MachineDefinition.builder("soak-wait", 1, Job.class)
                 .step("wait", (job, ctx) -> {
                     if (ctx.awaited("go").isEmpty()) {
-                        started(job);
+                        started(job, ctx);
                         return Outcome.await("go", job);
                     }
                     long now = System.nanoTime();
@@ -354,7 +420,7 @@ final class Soak {
         MachineDefinition timer = MachineDefinition.builder("soak-timer", 1, Job.class)
                 .initialStep("before")
                 .step("before", (job, ctx) -> {
-                    started(job);
+                    started(job, ctx);
                     return Outcome.next("after", job, TIMER);
                 })
                 .step("after", (job, ctx) -> Outcome.done())
@@ -363,7 +429,7 @@ final class Soak {
                 .retryPolicy(retry)
                 .step("flaky", (job, ctx) -> {
                     if (ctx.attempt() == 0) {
-                        started(job);
+                        started(job, ctx);
                         throw new IllegalStateException("the planned failure of the first run");
                     }
                     return Outcome.done();
@@ -372,10 +438,10 @@ final class Soak {
         MachineDefinition parent = MachineDefinition.builder("soak-parent", 1, Job.class)
                 .step("split", (job, ctx) -> {
                     if (ctx.childrenStarted() == 0) {
-                        started(job);
+                        started(job, ctx);
                         List<Child> children = new ArrayList<>();
                         for (int c = 0; c < CHILDREN; c++) {
-                            children.add(Child.of("soak-child", new Job(-1, 0)));
+                            children.add(Child.of("soak-child", new Job(-1, 0, 0)));
                         }
                         return Outcome.awaitChildren(job).startingChildren(children);
                     }
@@ -447,6 +513,19 @@ final class Soak {
         double[] wake = wakes.sorted(w);
         line("soak.start_latency.p50", SoakWindows.percentile(start, 50), "ms", at + " samples=" + start.length);
         line("soak.start_latency.p99", SoakWindows.percentile(start, 99), "ms", at + " samples=" + start.length);
+        line("soak.start_latency.max", SoakWindows.percentile(start, 100), "ms", at + " over_1s="
+                + java.util.Arrays.stream(start).filter(ms -> ms > 1000).count());
+        double[] fromCall = startsFromCall.sorted(w);
+        line("soak.start_call_latency.p50", SoakWindows.percentile(fromCall, 50), "ms", at + " samples="
+                + fromCall.length + " (from the start call, not from when it was due)");
+        line("soak.start_call_latency.p99", SoakWindows.percentile(fromCall, 99), "ms", at + " samples="
+                + fromCall.length);
+        for (boolean partitioned : new boolean[] {true, false}) {
+            double[] some = (partitioned ? startsPartitioned : startsUnpartitioned).sorted(w);
+            String name = "soak.start_latency_" + (partitioned ? "partitioned" : "unpartitioned");
+            line(name + ".p50", SoakWindows.percentile(some, 50), "ms", at + " samples=" + some.length);
+            line(name + ".p99", SoakWindows.percentile(some, 99), "ms", at + " samples=" + some.length);
+        }
         line("soak.wake_latency.p50", SoakWindows.percentile(wake, 50), "ms", at + " samples=" + wake.length);
         line("soak.wake_latency.p99", SoakWindows.percentile(wake, 99), "ms", at + " samples=" + wake.length);
         long autovacuums = 0;
