@@ -38,6 +38,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * engine's commits per step (its picks and outcome flushes; the starts' one commit is the benchmark's); the WAL the
  * server wrote per instance, its start included; the most pool connections a node had in use at once.
  *
+ * <p>Each node count is drained twice per round: without a limit, and with the queue's cluster-wide concurrency
+ * ({@code bench.scalingClusterConcurrency}, 20; docs/DESIGN.md, "Cluster-wide limits") set on every node, on
+ * {@code bench.scalingLimitedInstances} instances (20,000) after a quarter as many per node to warm up.
+ *
  * <p>On one host the nodes share its cores with each other and with PostgreSQL: more nodes add no CPU, so what this
  * shows is whether adding nodes costs throughput (contention on the queue's rows and index, more connections, more
  * wake-ups), not how a cluster of separate machines scales. docs/PERFORMANCE.md ("Scaling with nodes") reads it.
@@ -49,6 +53,14 @@ final class NodeScaling {
     private static final int INSTANCES = Integer.getInteger("bench.scalingInstances", 50_000);
     private static final int WARM_UP = Integer.getInteger("bench.scalingWarmUp", 20_000);
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
+    /**
+     * The queue's cluster-wide concurrency of the limited drains, each node count drained once without a limit and
+     * once with it (0: no limited drains). The limit counts claims (rows running, waiting for a slot or committing),
+     * so 20 binds at every node count: one node at the default 10 slots claims more at once.
+     */
+    private static final int CLUSTER_CONCURRENCY = Integer.getInteger("bench.scalingClusterConcurrency", 20);
+    /** Instances of a limited drain: fewer, as the limit bounds its rate (K over a claim's whole life). */
+    private static final int LIMITED_INSTANCES = Integer.getInteger("bench.scalingLimitedInstances", 20_000);
     private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(10);
 
     private final Benchmark benchmark;
@@ -79,46 +91,56 @@ final class NodeScaling {
     }
 
     void run() throws Exception {
-        Map<Integer, List<Drain>> drains = new LinkedHashMap<>();
-        for (int nodes : NODES) {
-            drains.put(nodes, new ArrayList<>());
+        List<Integer> limits = CLUSTER_CONCURRENCY == 0 ? List.of(0) : List.of(0, CLUSTER_CONCURRENCY);
+        Map<String, List<Drain>> drains = new LinkedHashMap<>();
+        for (int limit : limits) {
+            for (int nodes : NODES) {
+                drains.put(name(nodes, limit), new ArrayList<>());
+            }
         }
         for (int round = 0; round < ROUNDS; round++) {
-            for (int nodes : NODES) {
-                drains.get(nodes).add(drain(nodes, round));
+            for (int limit : limits) {
+                for (int nodes : NODES) {
+                    drains.get(name(nodes, limit)).add(drain(nodes, limit, round));
+                }
             }
         }
-        double single = Double.NaN;
-        for (var entry : drains.entrySet()) {
-            List<Drain> list = entry.getValue();
-            double rate = median(list.stream().mapToDouble(Drain::rate).toArray());
-            if (entry.getKey() == NODES[0]) {
-                single = rate;
+        for (int limit : limits) {
+            double single = median(drains.get(name(NODES[0], limit)).stream().mapToDouble(Drain::rate).toArray());
+            for (int nodes : NODES) {
+                List<Drain> list = drains.get(name(nodes, limit));
+                double rate = median(list.stream().mapToDouble(Drain::rate).toArray());
+                benchmark.report("n." + name(nodes, limit), rate, "instances/s", String.format(Locale.ROOT,
+                        "ratio_to_%d_node=%.2f cpu_per_step jvm=%s postgres=%s postgres_cores=%.2f rows/pick=%.1f"
+                                + " commits/step=%.4f wal_bytes/step=%.0f connections_in_use_per_node=%d"
+                                + " smallest_node_share=%.2f all=%s",
+                        NODES[0], rate / single,
+                        micros(median(list.stream().mapToDouble(Drain::jvmSecondsPerStep).toArray())),
+                        micros(median(list.stream().mapToDouble(Drain::postgresSecondsPerStep).toArray())),
+                        median(list.stream().mapToDouble(Drain::postgresCores).toArray()),
+                        median(list.stream().mapToDouble(Drain::rowsPerPick).toArray()),
+                        median(list.stream().mapToDouble(Drain::commitsPerStep).toArray()),
+                        median(list.stream().mapToDouble(Drain::walBytesPerStep).toArray()),
+                        list.stream().mapToInt(Drain::connectionsPerNode).max().orElse(0),
+                        list.stream().mapToDouble(Drain::smallestShare).min().orElse(Double.NaN),
+                        Arrays.toString(list.stream().mapToLong(d -> Math.round(d.rate())).toArray())));
             }
-            benchmark.report("n.nodes_" + entry.getKey(), rate, "instances/s", String.format(Locale.ROOT,
-                    "ratio_to_%d_node=%.2f cpu_per_step jvm=%s postgres=%s postgres_cores=%.2f rows/pick=%.1f"
-                            + " commits/step=%.4f wal_bytes/step=%.0f connections_in_use_per_node=%d"
-                            + " smallest_node_share=%.2f all=%s",
-                    NODES[0], rate / single,
-                    micros(median(list.stream().mapToDouble(Drain::jvmSecondsPerStep).toArray())),
-                    micros(median(list.stream().mapToDouble(Drain::postgresSecondsPerStep).toArray())),
-                    median(list.stream().mapToDouble(Drain::postgresCores).toArray()),
-                    median(list.stream().mapToDouble(Drain::rowsPerPick).toArray()),
-                    median(list.stream().mapToDouble(Drain::commitsPerStep).toArray()),
-                    median(list.stream().mapToDouble(Drain::walBytesPerStep).toArray()),
-                    list.stream().mapToInt(Drain::connectionsPerNode).max().orElse(0),
-                    list.stream().mapToDouble(Drain::smallestShare).min().orElse(Double.NaN),
-                    Arrays.toString(list.stream().mapToLong(d -> Math.round(d.rate())).toArray())));
         }
     }
 
-    private Drain drain(int count, int round) throws Exception {
+    /** A drain's figure name: {@code nodes_4}, or {@code nodes_4_cluster_concurrency_20} under the limit. */
+    private static String name(int nodes, int limit) {
+        return "nodes_" + nodes + (limit == 0 ? "" : "_cluster_concurrency_" + limit);
+    }
+
+    private Drain drain(int count, int limit, int round) throws Exception {
+        int instances = limit == 0 ? INSTANCES : LIMITED_INSTANCES;
         benchmark.clean();
         List<Node> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {
                 nodes.add(Node.start(List.of(jdbcUrl, user, password, Benchmark.SCHEMA, "scaling-" + i,
-                        Integer.toString(QueueSettings.DEFAULT_CONCURRENCY))));
+                        Integer.toString(QueueSettings.DEFAULT_CONCURRENCY), Integer.toString(limit))));
             }
             for (Node node : nodes) {
                 node.expect("ready");
@@ -126,13 +148,14 @@ final class NodeScaling {
             for (Node node : nodes) {
                 node.ask("go", "started");
             }
-            insertInOneTransaction(WARM_UP * count); // each node's JIT gets the same warm-up
+            // Each node's JIT gets the same warm-up; a limited drain's is shorter, as the limit bounds its rate.
+            insertInOneTransaction((limit == 0 ? WARM_UP : LIMITED_INSTANCES / 4) * count);
             awaitDrained();
             benchmark.clean();
             long[][] before = cpu(nodes);
             double postgresBefore = postgresCpu == null ? Double.NaN : postgresCpu.seconds();
             String walBefore = jdbc.queryForObject("SELECT pg_current_wal_lsn()::text", String.class);
-            insertInOneTransaction(INSTANCES);
+            insertInOneTransaction(instances);
             long begin = System.nanoTime();
             awaitDrained();
             double seconds = (System.nanoTime() - begin) / 1e9;
@@ -157,14 +180,15 @@ final class NodeScaling {
                 connections = Math.max(connections, (int) after[i][5]);
                 shares.append(i == 0 ? "" : "/").append(committed);
             }
-            Drain drain = new Drain(INSTANCES / seconds, jvm / INSTANCES, postgres / INSTANCES,
-                    picked / (double) Math.max(1, picks), (picks + flushes) / (double) INSTANCES,
-                    walBytes / (double) INSTANCES, smallest * count / (double) INSTANCES, postgres / seconds,
+            Drain drain = new Drain(instances / seconds, jvm / instances, postgres / instances,
+                    picked / (double) Math.max(1, picks), (picks + flushes) / (double) instances,
+                    walBytes / (double) instances, smallest * count / (double) instances, postgres / seconds,
                     connections);
             Benchmark.note(String.format(Locale.ROOT,
-                    "n round %d, %d node(s): %d instances in %.2f s, %.0f/s; steps per node %s;"
+                    "n round %d, %s: %d instances in %.2f s, %.0f/s; steps per node %s;"
                             + " jvm=%.2fs postgres=%.2fs; load average %s",
-                    round, count, INSTANCES, seconds, drain.rate(), shares, jvm, postgres, loadAverage()));
+                    round, name(count, limit), instances, seconds, drain.rate(), shares, jvm, postgres,
+                    loadAverage()));
             return drain;
         } finally {
             for (Node node : nodes) {

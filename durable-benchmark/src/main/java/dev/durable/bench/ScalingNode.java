@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.durable.Outcome;
 import dev.durable.machine.MachineDefinition;
 import dev.durable.machine.MachineRegistry;
+import dev.durable.runtime.ClusterLimits;
 import dev.durable.runtime.DurableEngine;
 import dev.durable.runtime.DurableListener;
 import dev.durable.runtime.EngineSettings;
@@ -31,7 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  * <outcome flushes> <most pool connections in use at once since the last cpu>} (sampled every millisecond);</li>
  * <li>{@code stop}: closes the engine, answers {@code stopped}, and exits.</li>
  * </ul>
- * Arguments: JDBC URL, user, password, schema, node name, concurrency.
+ * Arguments: JDBC URL, user, password, schema, node name, concurrency, and the queue's cluster-wide concurrency
+ * (docs/DESIGN.md, "Cluster-wide limits"; 0 for none).
  */
 public final class ScalingNode {
 
@@ -45,6 +47,9 @@ public final class ScalingNode {
         String schema = args[3];
         String name = args[4];
         int concurrency = Integer.parseInt(args[5]);
+        int clusterConcurrency = Integer.parseInt(args[6]);
+        ClusterLimits limits = clusterConcurrency == 0 ? ClusterLimits.NONE
+                : new ClusterLimits(clusterConcurrency, null);
         HikariConfig pool = new HikariConfig();
         pool.setJdbcUrl(url);
         pool.setUsername(args[1]);
@@ -70,7 +75,7 @@ public final class ScalingNode {
                             .schema(schema)
                             .wakeUps(WakeUps.LISTEN)
                             .virtualThreads(Runtime.version().feature() >= 21)
-                            .queue("default", new QueueSettings(concurrency, QueueSettings.DEFAULT_BATCH_SIZE))
+                            .queue("default", new QueueSettings(concurrency, QueueSettings.DEFAULT_BATCH_SIZE, limits))
                             .build())
                     .listener(counting)
                     .build();
