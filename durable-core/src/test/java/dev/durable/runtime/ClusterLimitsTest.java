@@ -85,6 +85,25 @@ class ClusterLimitsTest {
                 .queue(QUEUE, new QueueSettings(slots, QueueSettings.DEFAULT_BATCH_SIZE, limits)), machine);
     }
 
+    /**
+     * Two nodes of ten slots under {@code limits}, and {@code count} instances of {@code machine} started while the
+     * queue's limit row (with {@code tokens}) is held locked in another connection: both nodes' picks are let go once
+     * each waits behind the lock, so they race at the point the limit guards.
+     */
+    private DurableEngine[] racingNodes(MachineDefinition machine, ClusterLimits limits, int tokens, int count)
+            throws Exception {
+        DurableEngine a = node("node-a", 10, limits, machine);
+        DurableEngine b = node("node-b", 10, limits, machine);
+        Connection lock = lockLimitRow(tokens);
+        for (int n = 0; n < count; n++) {
+            a.client().start(machine.name(), new Job(n));
+        }
+        RowLocks.awaitLockWaits("durable: lock limit", 2);
+        lock.commit();
+        lock.close();
+        return new DurableEngine[] {a, b};
+    }
+
     /** Holds the queue's limit row locked in an open transaction: every limited pick of the queue queues behind it. */
     private static Connection lockLimitRow(int tokens) throws Exception {
         TestDatabase.jdbc().update("INSERT INTO " + SCHEMA + ".durable_queue_limit (queue, tokens, refilled_at)"
@@ -110,19 +129,11 @@ class ClusterLimitsTest {
 
     @Test
     void atMostKStepsRunAtOnceOnTwoNodesWhosePicksAreForcedToRace() throws Exception {
-        MachineDefinition machine = blocking();
-        ClusterLimits three = new ClusterLimits(3, null);
-        DurableEngine a = node("node-a", 10, three, machine);
-        DurableEngine b = node("node-b", 10, three, machine);
-        Connection lock = lockLimitRow(0);
-        for (int n = 0; n < 30; n++) {
-            a.client().start("blocking", new Job(n));
-        }
         // Both nodes' picks wait behind the lock, each having asked for its ten slots; then they run one after the
         // other, the second counting what the first claimed.
-        RowLocks.awaitLockWaits("durable: lock limit", 2);
-        lock.commit();
-        lock.close();
+        DurableEngine[] nodes = racingNodes(blocking(), new ClusterLimits(3, null), 0, 30);
+        DurableEngine a = nodes[0];
+        DurableEngine b = nodes[1];
 
         await().atMost(Duration.ofSeconds(10)).until(() -> inUserCode.get() == 3);
         assertThat(executing()).isEqualTo(3);
@@ -140,18 +151,8 @@ class ClusterLimitsTest {
 
     @Test
     void atMostRStepsStartPerWindowOnTwoNodesWhosePicksAreForcedToRace() throws Exception {
-        MachineDefinition machine = timed();
         ClusterLimits.Rate rate = ClusterLimits.Rate.parse("4/500ms");
-        ClusterLimits limits = new ClusterLimits(null, rate);
-        DurableEngine a = node("node-a", 10, limits, machine);
-        DurableEngine b = node("node-b", 10, limits, machine);
-        Connection lock = lockLimitRow(4);
-        for (int n = 0; n < 12; n++) {
-            a.client().start("timed", new Job(n));
-        }
-        RowLocks.awaitLockWaits("durable: lock limit", 2);
-        lock.commit();
-        lock.close();
+        DurableEngine[] nodes = racingNodes(timed(), new ClusterLimits(null, rate), 4, 12);
 
         // Two steps each (an inline chain would start its second step without a pick: it does not, on this queue).
         await().atMost(Duration.ofSeconds(30)).until(() -> done() == 12);
@@ -169,7 +170,7 @@ class ClusterLimitsTest {
         // And the rate is reached, not merely kept under: 24 starts take at least (24 - 4) / 8 per second.
         assertThat(micros.get(micros.size() - 1) - micros.get(0)).isGreaterThanOrEqualTo(
                 TimeUnit.MILLISECONDS.toMicros(2500) - 1000);
-        assertThat(a.stats().picked() + b.stats().picked()).isEqualTo(24);
+        assertThat(nodes[0].stats().picked() + nodes[1].stats().picked()).isEqualTo(24);
     }
 
     @Test
